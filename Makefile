@@ -1,0 +1,58 @@
+# Weft — top-level entry points. `make help` lists them. Every target that needs tools first runs
+# scripts/setup.sh, which installs what is missing (apt / pip, by package name) and is idempotent.
+
+BUILD    ?= build
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+CTEST    := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+SETUP    := bash scripts/setup.sh
+PYTHON   ?= python3
+
+.PHONY: help setup configure build sim test unit block lint synth coverage wave bench clean
+
+help: ## List the targets
+	@echo "Weft — make targets:"
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 14
+	@echo ""
+	@echo "Variables: BUILD=$(BUILD) JOBS=$(JOBS) TEST=<Suite.Test> (wave) WEFT_SEED=<n> WEFT_TRACE=1"
+
+setup: ## Install every missing dependency (apt + pip; idempotent)
+	@$(SETUP)
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+configure: $(BUILD)/CMakeCache.txt ## Configure the CMake build in $(BUILD)
+
+build: setup configure ## Build models, tests, benches and tools
+	cmake --build $(BUILD) -j $(JOBS)
+
+sim: build ## Block regressions on both simulators, then a per-test table (Icarus vs Verilator)
+	$(PYTHON) scripts/sim_table.py --build $(BUILD) --jobs $(JOBS)
+
+test: build ## Every test (unit, block, sim, lint, synth) with the CTest summary, then coverage
+	$(CTEST)
+	$(MAKE) --no-print-directory coverage
+
+unit: build ## Golden-model unit tests only
+	$(CTEST) -L unit
+
+block: build ## Verilator block tests only
+	$(CTEST) -L block
+
+lint: setup ## verilator --lint-only -Wall on every RTL top
+	bash scripts/lint.sh
+
+synth: setup ## Yosys (ECP5) synthesis smoke: block RAM and multiplier inference
+	bash scripts/synth_smoke.sh $(BUILD)/synth
+
+coverage: setup ## Verilator line/toggle coverage of rtl/ (report in $(BUILD)/coverage-report)
+	bash scripts/coverage.sh $(BUILD)
+
+wave: build ## Run TEST=<Suite.Test> with FST tracing and open (or print how to open) GTKWave
+	bash scripts/wave.sh $(BUILD) "$(TEST)"
+
+bench: build ## Benchmarks: MACs/cycle of the 16x16 array, Verilator build time, cycles/s
+	bash scripts/bench.sh $(BUILD)
+
+clean: ## Remove the build tree
+	rm -rf $(BUILD)

@@ -1,0 +1,107 @@
+# Build glue shared by every block: Verilated models, GoogleTest binaries, SV benches.
+# Included from the top-level CMakeLists.txt.
+
+set(WEFT_RTL_DIR ${CMAKE_SOURCE_DIR}/rtl)
+set(WEFT_LINT_WAIVERS ${CMAKE_SOURCE_DIR}/rtl/weft.vlt)
+set(WEFT_WAVE_DIR ${CMAKE_BINARY_DIR}/waves)
+set(WEFT_COVERAGE_DIR ${CMAKE_BINARY_DIR}/coverage)
+set(WEFT_VECTOR_DIR ${CMAKE_BINARY_DIR}/vectors)
+
+# Every RTL source, in dependency order (packages first). Blocks list what they need.
+set(WEFT_RTL_COMMON
+  ${WEFT_RTL_DIR}/common/weft_pkg.sv
+  ${WEFT_RTL_DIR}/common/weft_hs_checker.sv
+  ${WEFT_RTL_DIR}/common/weft_sram_1rw.sv
+  ${WEFT_RTL_DIR}/common/weft_sram_1r1w.sv
+  ${WEFT_RTL_DIR}/common/weft_fifo.sv
+  ${WEFT_RTL_DIR}/common/weft_spill_register.sv
+  ${WEFT_RTL_DIR}/common/weft_rr_arbiter.sv)
+set(WEFT_RTL_TENSOR
+  ${WEFT_RTL_DIR}/tensor/weft_pe.sv
+  ${WEFT_RTL_DIR}/tensor/weft_systolic_array.sv
+  ${WEFT_RTL_DIR}/tensor/weft_requant.sv
+  ${WEFT_RTL_DIR}/tensor/weft_postproc.sv
+  ${WEFT_RTL_DIR}/tensor/weft_accumulator.sv
+  ${WEFT_RTL_DIR}/tensor/weft_tensor_unit.sv)
+
+# weft_verilated_model(<name> TOP <module> SOURCES <sv...> [PARAMS Name=Value ...])
+# Verilates one block configuration into a static library <name> (model class V<name>) that
+# any number of test binaries link. One library per configuration: a binary links one model
+# (Verilator's DPI exports are global C symbols).
+function(weft_verilated_model name)
+  cmake_parse_arguments(M "" "TOP" "SOURCES;PARAMS;ARGS" ${ARGN})
+  set(gparams)
+  foreach(p IN LISTS M_PARAMS)
+    list(APPEND gparams -G${p})
+  endforeach()
+  set(cov)
+  if(WEFT_COVERAGE)
+    set(cov COVERAGE)
+  endif()
+  add_library(${name} STATIC)
+  verilate(${name} ${cov} TRACE_FST
+    PREFIX V${name}
+    TOP_MODULE ${M_TOP}
+    SOURCES ${WEFT_LINT_WAIVERS} ${M_SOURCES}
+    INCLUDE_DIRS ${WEFT_RTL_DIR}/common
+    VERILATOR_ARGS -Wall --assert --x-assign unique --x-initial unique ${gparams} ${M_ARGS})
+  # Verilator's generated code is not ours to lint with the project's warnings.
+  target_compile_options(${name} PRIVATE -w)
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()
+
+# weft_gtest(<name> SOURCES <cpp...> LIBS <libs...> LABELS <labels...> [DEFS ...])
+function(weft_gtest name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS;LABELS;DEFS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE weft_tb ${T_LIBS})
+  target_compile_definitions(${name} PRIVATE ${T_DEFS})
+  gtest_discover_tests(${name}
+    PROPERTIES LABELS "${T_LABELS}" ENVIRONMENT "WEFT_WAVE_DIR=${WEFT_WAVE_DIR};WEFT_COVERAGE_DIR=${WEFT_COVERAGE_DIR};WEFT_VECTOR_DIR=${WEFT_VECTOR_DIR}"
+    DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# Self-checking SystemVerilog benches (tb/sv) that run on both Icarus and Verilator.
+# weft_sv_bench(<name> TOP <bench module> SOURCES <sv...> VECGEN <generator> [PLUSARGS ...])
+# - vectors: `weft_vecgen <generator> <dir> <seed>` writes <dir>/*.hex from the golden/reference
+#   models (seed: WEFT_VECTOR_SEED, default 1);
+# - Icarus: iverilog -g2012 then vvp; Verilator: --binary --timing; both read the same vectors;
+# - CTest tests icarus.<name> and verilator.<name> (labels sim, icarus / sim, verilator), which
+#   pass when the bench prints "WEFT-BENCH <name> ... errors=0".
+set(WEFT_VECTOR_SEED 1 CACHE STRING "Seed of the generated SV bench vectors")
+find_program(IVERILOG iverilog REQUIRED)
+find_program(VVP vvp REQUIRED)
+find_program(VERILATOR_BIN verilator REQUIRED)
+
+function(weft_sv_bench name)
+  cmake_parse_arguments(B "" "TOP;VECGEN" "SOURCES;PLUSARGS" ${ARGN})
+  set(vdir ${WEFT_VECTOR_DIR}/${name})
+  set(bdir ${CMAKE_BINARY_DIR}/sv/${name})
+  add_custom_command(OUTPUT ${vdir}/.stamp
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${vdir}
+    COMMAND $<TARGET_FILE:weft_vecgen> ${B_VECGEN} ${vdir} ${WEFT_VECTOR_SEED}
+    COMMAND ${CMAKE_COMMAND} -E touch ${vdir}/.stamp
+    DEPENDS weft_vecgen
+    COMMENT "Vectors for ${name} (seed ${WEFT_VECTOR_SEED})")
+  add_custom_command(OUTPUT ${bdir}/${name}.vvp
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${bdir}
+    COMMAND ${IVERILOG} -g2012 -Wall -I${WEFT_RTL_DIR}/common -s ${B_TOP} -o ${bdir}/${name}.vvp ${B_SOURCES}
+    DEPENDS ${B_SOURCES}
+    COMMENT "Icarus: ${name}")
+  add_custom_command(OUTPUT ${bdir}/verilator/V${name}
+    COMMAND ${VERILATOR_BIN} --binary --timing -Wall --assert -Wno-fatal
+            -I${WEFT_RTL_DIR}/common --top-module ${B_TOP} --Mdir ${bdir}/verilator -o V${name}
+            -j 2 ${WEFT_LINT_WAIVERS} ${CMAKE_SOURCE_DIR}/tb/sv/tb.vlt ${B_SOURCES} > ${bdir}/verilator.log 2>&1
+            || (cat ${bdir}/verilator.log && false)
+    DEPENDS ${B_SOURCES} ${WEFT_LINT_WAIVERS} ${CMAKE_SOURCE_DIR}/tb/sv/tb.vlt
+    COMMENT "Verilator (--binary): ${name}"
+    VERBATIM)
+  add_custom_target(sv_${name} ALL DEPENDS ${vdir}/.stamp ${bdir}/${name}.vvp ${bdir}/verilator/V${name})
+  add_test(NAME icarus.${name} COMMAND ${VVP} -n ${bdir}/${name}.vvp +vectors=${vdir} ${B_PLUSARGS})
+  add_test(NAME verilator.${name} COMMAND ${bdir}/verilator/V${name} +vectors=${vdir} ${B_PLUSARGS})
+  set_tests_properties(icarus.${name} PROPERTIES LABELS "sim;icarus"
+    PASS_REGULAR_EXPRESSION "WEFT-BENCH ${name} .*errors=0" FAIL_REGULAR_EXPRESSION "errors=[1-9]|ERROR|FATAL")
+  set_tests_properties(verilator.${name} PROPERTIES LABELS "sim;verilator"
+    PASS_REGULAR_EXPRESSION "WEFT-BENCH ${name} .*errors=0" FAIL_REGULAR_EXPRESSION "errors=[1-9]|ERROR|FATAL")
+endfunction()

@@ -4,9 +4,9 @@ package weft_pkg;
 
   // Operand width inside the tensor unit: an int8 or uint8 value minus its zero point lies in
   // [-255, 255], a 9-bit signed number, so zero points are handled exactly at the array edge.
-  localparam int unsigned OpW = 9;
+  localparam int OpW = 9;
   // Accumulator width (INT32, wraps modulo 2^32).
-  localparam int unsigned AccW = 32;
+  localparam int AccW = 32;
 
   // Requantization modes (weft_requant mode input); the same codes as weft::golden::RequantMode.
   localparam logic [1:0] RqTfliteDouble = 2'd0;  // TFLite fixed point, gemmlowp double rounding

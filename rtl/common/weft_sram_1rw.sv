@@ -1,0 +1,108 @@
+// weft_sram_1rw: single-port SRAM (one read or write per cycle) with byte enables.
+//
+// Behavioural model written so that Yosys infers block RAM (DP16KD on ECP5) and so that an ASIC
+// flow can swap the body for a macro wrapper with the same ports (docs/common.md, "ASIC seam").
+//
+// Timing (one clock, no reset; SRAM macros have none):
+//   cycle t  : req_i=1, we_i=1  -> bytes i with be_i[i]=1 of mem[addr_i] take wdata_i
+//   cycle t  : req_i=1, we_i=0  -> rdata_o shows mem[addr_i] after the edge (one-cycle latency)
+//   otherwise rdata_o keeps its value (it changes only on a read; a write does not disturb it).
+// Reading a word never written returns X in Icarus and random bits in Verilator (--x-initial).
+//
+// Back door (Verilator only): weft_sram_bd_write / _read / _depth / _width, DPI-C exports of this
+// instance, reached with svSetScope(svGetScopeFromName("<model>.<top>.<path>")). C++ wrapper:
+// tb/common/include/weft/tb/sram_backdoor.hpp. The back door writes whole words.
+`include "weft_assert.svh"
+
+module weft_sram_1rw #(
+  parameter int  Depth    = 512,  // words, >= 1 (need not be a power of two)
+  parameter int  Width    = 32,   // bits per word, a multiple of 8
+  localparam int AddrW    = (Depth > 1) ? $clog2(Depth) : 1,
+  localparam int NumBytes = Width / 8
+) (
+  input  logic                clk_i,
+  input  logic                req_i,
+  input  logic                we_i,
+  input  logic [AddrW-1:0]    addr_i,
+  input  logic [Width-1:0]    wdata_i,
+  input  logic [NumBytes-1:0] be_i,
+  output logic [Width-1:0]    rdata_o
+);
+
+  if (Depth < 1) begin : g_bad_depth
+    `WEFT_ELAB_ERROR("weft_sram_1rw: Depth must be >= 1")
+  end
+  if (Width < 8 || Width % 8 != 0) begin : g_bad_width
+    `WEFT_ELAB_ERROR("weft_sram_1rw: Width must be a positive multiple of 8")
+  end
+
+  // The array. no_rw_check: the read and the write never hit one address in the same cycle here
+  // (one port), so Yosys need not add read-first bypass logic.
+  (* no_rw_check *)
+  logic [Width-1:0] mem [Depth];
+  logic [Width-1:0] rdata_q;
+
+  // Memory write and registered read: the one place where always_ff holds more than q <= d,
+  // because this is the shape every RAM inference tool recognises (byte lanes, enable, no reset).
+  always_ff @(posedge clk_i) begin : p_mem
+    if (req_i) begin
+      if (we_i) begin
+        for (int i = 0; i < NumBytes; i++) begin
+          if (be_i[i]) mem[addr_i][8*i +: 8] <= wdata_i[8*i +: 8];
+        end
+      end else begin
+        rdata_q <= mem[addr_i];
+      end
+    end
+  end
+
+  assign rdata_o = rdata_q;
+
+`ifndef SYNTHESIS
+  // An address beyond Depth would be silently dropped (write) or read X: only possible when
+  // Depth is not a power of two.
+  if ((1 << AddrW) != Depth) begin : g_addr_check
+    always_ff @(posedge clk_i) begin : p_addr_check
+      if (req_i) begin
+        assert (32'(addr_i) < Depth)
+          else $error("%m: address %0d out of range (Depth %0d)", addr_i, Depth);
+      end
+    end
+  end
+`endif
+
+`ifdef VERILATOR
+  // ---- DPI back door (simulation only; Icarus has no DPI and Yosys must never see it) ----------
+  localparam int BdMaxBits = weft_pkg::SramBdMaxBits;
+  if (Width > BdMaxBits) begin : g_bad_bd_width
+    `WEFT_ELAB_ERROR("weft_sram_1rw: Width exceeds weft_pkg::SramBdMaxBits (back door)")
+  end
+
+  export "DPI-C" function weft_sram_bd_write;
+  export "DPI-C" function weft_sram_bd_read;
+  export "DPI-C" function weft_sram_bd_depth;
+  export "DPI-C" function weft_sram_bd_width;
+
+  // Writes the whole word at addr (bits above Width ignored); addresses >= Depth are ignored.
+  function automatic void weft_sram_bd_write(input int unsigned addr,
+                                             input bit [BdMaxBits-1:0] data);
+    if (addr < Depth) mem[addr[AddrW-1:0]] = data[Width-1:0];
+  endfunction
+
+  // Reads the word at addr into data[Width-1:0] (upper bits zero); zero for addr >= Depth.
+  function automatic void weft_sram_bd_read(input int unsigned addr,
+                                            output bit [BdMaxBits-1:0] data);
+    data = '0;
+    if (addr < Depth) data[Width-1:0] = mem[addr[AddrW-1:0]];
+  endfunction
+
+  function automatic int unsigned weft_sram_bd_depth();
+    return Depth;
+  endfunction
+
+  function automatic int unsigned weft_sram_bd_width();
+    return Width;
+  endfunction
+`endif
+
+endmodule

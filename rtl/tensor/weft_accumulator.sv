@@ -78,9 +78,11 @@ module weft_accumulator #(
     );
 
 `ifndef SYNTHESIS
-    always_ff @(posedge clk_i) begin : p_port_conflict
-      if (rst_ni && acc_rd && rd_en_i && rd_bank_i == 1'(b)) begin
-        assert (1'b0) else $error("weft_accumulator: drain read and accumulate read on one bank");
+    always_ff @(posedge clk_i or negedge rst_ni) begin : p_port_conflict
+      if (!rst_ni) begin
+      end else begin
+        assert (!(acc_rd && rd_en_i && rd_bank_i == 1'(b)))
+          else $error("weft_accumulator: drain read and accumulate read on one bank");
       end
     end
 `endif

@@ -94,8 +94,9 @@ module weft_postproc #(
 
 `ifndef SYNTHESIS
   // weft_pkg::RequantLatency must be weft_requant's real pipeline depth.
-  always_ff @(posedge clk_i) begin : p_latency
-    if (rst_ni) begin
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_latency
+    if (!rst_ni) begin
+    end else begin
       assert (lane_valid == {Cols{valid_out}})
         else $error("weft_postproc: weft_pkg::RequantLatency differs from weft_requant's latency");
     end

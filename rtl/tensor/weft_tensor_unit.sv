@@ -466,8 +466,9 @@ module weft_tensor_unit #(
   assign stat_wait_drain_o = drn_active_q && !drn_rd;
 
 `ifndef SYNTHESIS
-  always_ff @(posedge clk_i) begin : p_checks
-    if (rst_ni) begin
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_checks
+    if (!rst_ni) begin
+    end else begin
       // Credits guarantee the output FIFO always has room for a post-processed row.
       if (pp_valid) assert (fifo_in_ready) else $error("weft_tensor_unit: output FIFO overflow");
       // The credit counter covers every row in the FIFO.

@@ -10,16 +10,18 @@ set(WEFT_VECTOR_DIR ${CMAKE_BINARY_DIR}/vectors)
 # Every RTL source, in dependency order (packages first). Blocks list what they need.
 set(WEFT_RTL_COMMON
   ${WEFT_RTL_DIR}/common/weft_pkg.sv
+  ${WEFT_RTL_DIR}/common/weft_delay.sv
   ${WEFT_RTL_DIR}/common/weft_hs_checker.sv
   ${WEFT_RTL_DIR}/common/weft_sram_1rw.sv
   ${WEFT_RTL_DIR}/common/weft_sram_1r1w.sv
   ${WEFT_RTL_DIR}/common/weft_fifo.sv
   ${WEFT_RTL_DIR}/common/weft_spill_register.sv
   ${WEFT_RTL_DIR}/common/weft_rr_arbiter.sv)
+set(WEFT_REQUANT_SRC ${WEFT_RTL_DIR}/tensor/weft_requant.sv CACHE FILEPATH "weft_requant source (development override)")
 set(WEFT_RTL_TENSOR
   ${WEFT_RTL_DIR}/tensor/weft_pe.sv
   ${WEFT_RTL_DIR}/tensor/weft_systolic_array.sv
-  ${WEFT_RTL_DIR}/tensor/weft_requant.sv
+  ${WEFT_REQUANT_SRC}
   ${WEFT_RTL_DIR}/tensor/weft_postproc.sv
   ${WEFT_RTL_DIR}/tensor/weft_accumulator.sv
   ${WEFT_RTL_DIR}/tensor/weft_tensor_unit.sv)

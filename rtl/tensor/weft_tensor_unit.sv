@@ -153,11 +153,23 @@ module weft_tensor_unit #(
   logic               cmp_bank_q, cmp_bank_d, cmp_acc_q, cmp_acc_d;
   logic               cmp_sgn_q, cmp_sgn_d;
   logic [7:0]         cmp_zp_q, cmp_zp_d;
-  logic               a_fire, cmp_take;
+  logic               a_fire, cmp_take, cmp_last, cmp_start, start_take;
+  // The next COMPUTE, accepted while the current one streams, so that it starts in the cycle
+  // the current one takes its last row (no bubble between tiles).
+  logic               nxt_valid_q, nxt_valid_d;
+  logic [RowsW-1:0]   nxt_rows_q;
+  logic [BankAw-1:0]  nxt_off_q;
+  logic               nxt_bank_q, nxt_acc_q, nxt_reuse_q, nxt_sgn_q;
+  logic [7:0]         nxt_zp_q;
 
-  assign cmp_take  = cmp_active_q && !cmp_have_q && full_q[take_buf_q];
-  assign a_ready_o = cmp_active_q && cmp_have_q;
-  assign a_fire    = a_valid_i && a_ready_o;
+  assign a_ready_o  = cmp_active_q && cmp_have_q;
+  assign a_fire     = a_valid_i && a_ready_o;
+  assign cmp_last   = a_fire && (cmp_left_q == RowsW'(1));
+  assign cmp_start  = nxt_valid_q && (!cmp_active_q || cmp_last);
+  // A starting COMPUTE takes the next loaded tile at once if it is there (or keeps the current
+  // one with wreuse); a running one that still waits takes it as soon as it is loaded.
+  assign start_take = cmp_start && !(nxt_reuse_q && have_cur_q) && full_q[take_buf_q];
+  assign cmp_take   = start_take || (cmp_active_q && !cmp_have_q && full_q[take_buf_q]);
 
   // -------------------------------------------------------------------------------------------
   // Drain engine
@@ -181,7 +193,7 @@ module weft_tensor_unit #(
   // -------------------------------------------------------------------------------------------
   always_comb begin
     if (cmd_is_compute) begin
-      cmd_ready_o = !cmp_active_q && !(drn_active_q && drn_bank_q == cmd_bank);
+      cmd_ready_o = !nxt_valid_q && !(drn_active_q && drn_bank_q == cmd_bank);
     end else begin
       cmd_ready_o = !drn_active_q;
     end
@@ -223,32 +235,35 @@ module weft_tensor_unit #(
     cmp_acc_d    = cmp_acc_q;
     cmp_sgn_d    = cmp_sgn_q;
     cmp_zp_d     = cmp_zp_q;
-    if (cmd_fire && cmd_is_compute && !cmd_zero) begin
+    nxt_valid_d  = nxt_valid_q;
+    if (cmd_fire && cmd_is_compute && !cmd_zero) nxt_valid_d = 1'b1;
+    if (a_fire) begin
+      cmp_left_d = cmp_left_q - 1'b1;
+      cmp_off_d  = cmp_off_q + 1'b1;
+      if (cmp_last) begin
+        cmp_active_d = 1'b0;
+        cmp_have_d   = 1'b0;
+      end
+    end
+    if (cmp_start) begin
+      nxt_valid_d  = 1'b0;
       cmp_active_d = 1'b1;
-      cmp_have_d   = cmd_wreuse_i && have_cur_q;
-      cmp_left_d   = cmd_rows_i;
-      cmp_off_d    = cmd_addr_i[BankAw-1:0];
-      cmp_bank_d   = cmd_bank;
-      cmp_acc_d    = cmd_accumulate_i;
-      cmp_sgn_d    = cmd_a_signed_i;
-      cmp_zp_d     = cmd_a_zp_i;
+      cmp_have_d   = nxt_reuse_q && have_cur_q;
+      cmp_left_d   = nxt_rows_q;
+      cmp_off_d    = nxt_off_q;
+      cmp_bank_d   = nxt_bank_q;
+      cmp_acc_d    = nxt_acc_q;
+      cmp_sgn_d    = nxt_sgn_q;
+      cmp_zp_d     = nxt_zp_q;
     end
     if (cmp_take) begin
-      // Release the previous tile (its activations finish draining out under busy_q), take the
-      // next one in load order.
+      // Release the previous tile (its activations finish leaving the array under busy_q) and
+      // take the next one in load order.
       if (have_cur_q) full_d[cur_buf_q] = 1'b0;
       cur_buf_d  = take_buf_q;
       take_buf_d = !take_buf_q;
       have_cur_d = 1'b1;
       cmp_have_d = 1'b1;
-    end
-    if (a_fire) begin
-      cmp_left_d = cmp_left_q - 1'b1;
-      cmp_off_d  = cmp_off_q + 1'b1;
-      if (cmp_left_q == RowsW'(1)) begin
-        cmp_active_d = 1'b0;
-        cmp_have_d   = 1'b0;
-      end
     end
     for (int b = 0; b < 2; b++) begin
       busy_d[b] = (busy_q[b] != '0) ? busy_q[b] - 1'b1 : busy_q[b];
@@ -306,6 +321,7 @@ module weft_tensor_unit #(
       have_cur_q   <= 1'b0;
       take_buf_q   <= 1'b0;
       cmp_left_q   <= '0;
+      nxt_valid_q  <= 1'b0;
       drn_active_q <= 1'b0;
       drn_left_q   <= '0;
       occ_q        <= '0;
@@ -326,6 +342,7 @@ module weft_tensor_unit #(
       have_cur_q   <= have_cur_d;
       take_buf_q   <= take_buf_d;
       cmp_left_q   <= cmp_left_d;
+      nxt_valid_q  <= nxt_valid_d;
       drn_active_q <= drn_active_d;
       drn_left_q   <= drn_left_d;
       occ_q        <= occ_d;
@@ -345,6 +362,15 @@ module weft_tensor_unit #(
     cmp_acc_q  <= cmp_acc_d;
     cmp_sgn_q  <= cmp_sgn_d;
     cmp_zp_q   <= cmp_zp_d;
+    if (cmd_fire && cmd_is_compute) begin
+      nxt_rows_q  <= cmd_rows_i;
+      nxt_off_q   <= cmd_addr_i[BankAw-1:0];
+      nxt_bank_q  <= cmd_bank;
+      nxt_acc_q   <= cmd_accumulate_i;
+      nxt_reuse_q <= cmd_wreuse_i;
+      nxt_sgn_q   <= cmd_a_signed_i;
+      nxt_zp_q    <= cmd_a_zp_i;
+    end
     drn_bank_q <= drn_bank_d;
     drn_off_q  <= drn_off_d;
     drn_mode_q <= drn_mode_d;
@@ -458,7 +484,7 @@ module weft_tensor_unit #(
   );
   assign o_fire = o_valid_o && o_ready_i;
 
-  assign busy_o = cmp_active_q || drn_active_q || (pend_q[0] != '0) || (pend_q[1] != '0) ||
+  assign busy_o = nxt_valid_q || cmp_active_q || drn_active_q || (pend_q[0] != '0) || (pend_q[1] != '0) ||
                   (occ_q != '0);
   assign stat_array_row_o  = arr_valid_q;
   assign stat_wait_w_o     = cmp_active_q && !cmp_have_q;

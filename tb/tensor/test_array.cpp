@@ -36,8 +36,10 @@ struct Vec {
 TEST(WEFT_SUITE, MatchesGoldenGemmPerVectorWithBufferSwitching) {
   Harness<ArrayModel> h;
   auto rng = weft::tb::make_rng();
-  h.reset();
   auto& d = h.dut();
+  d.w_we_i = 0;
+  d.a_valid_i = 0;
+  h.reset();
   std::uniform_int_distribution<int> s8(-128, 127), u8(0, 255);
 
   // Weights as 8-bit values with zero points, per buffer; the array gets w - zw.

@@ -20,8 +20,10 @@ TEST(Pe, MultipliesAccumulatesAndForwardsEveryCycle) {
   Harness<Vvl_pe> h;
   auto rng = weft::tb::make_rng();
   std::uniform_int_distribution<int> op(-255, 255);
-  h.reset();
   auto& d = h.dut();
+  d.w_we_i = 0;
+  d.a_valid_i = 0;
+  h.reset();
   int32_t w[2] = {0, 0};
   // Load both buffers first.
   for (int b = 0; b < 2; ++b) {
@@ -60,8 +62,10 @@ TEST(Pe, MultipliesAccumulatesAndForwardsEveryCycle) {
 
 TEST(Pe, ExtremeProductsAreSignExtended) {
   Harness<Vvl_pe> h;
-  h.reset();
   auto& d = h.dut();
+  d.w_we_i = 0;
+  d.a_valid_i = 0;
+  h.reset();
   for (int wv : {-255, 255, -1, 1, 0}) {
     d.w_we_i = 1;
     d.w_buf_i = 0;

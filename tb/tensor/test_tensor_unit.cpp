@@ -39,7 +39,15 @@ struct Problem {
 
 class WEFT_SUITE : public ::testing::Test {
  protected:
-  void SetUp() override { h.reset(); }
+  void SetUp() override {
+    auto& d = h.dut();
+    d.cmd_valid_i = 0;
+    d.w_valid_i = 0;
+    d.a_valid_i = 0;
+    d.pc_we_i = 0;
+    d.o_ready_i = 0;
+    h.reset();
+  }
 
   std::mt19937_64& rng() { return rng_; }
   int uni(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
@@ -222,7 +230,7 @@ TEST_F(WEFT_SUITE, LongKAccumulatesToTheInt32LimitAndWraps) {
     p.out.mode = golden::RequantMode::kNone;
     p.addr = 0;
     run_and_check({p}, std::vector<golden::ChannelParams>(kCols), Family::kNone);
-    const auto acc = golden::gemm(p.a, p.w, 1, p.k, 1, p.at, p.wt);
+    const auto acc = golden::gemm(p.a, p.w, 1, p.k, p.n, p.at, p.wt);
     std::printf("K=%d accumulator %d\n", k, acc[0]);
   }
 }
@@ -272,15 +280,18 @@ TEST_F(WEFT_SUITE, RequantizationTiesAndSaturation) {
 }
 
 TEST_F(WEFT_SUITE, BackToBackTilesHaveNoBubbles) {
-  // Tiles of M >= Rows + Cols + 4 rows stream with no idle cycle between them: the next tile's
-  // weights load into the other buffer while the current tile computes.
+  // Tiles of M >= Rows + Cols + 2 rows stream with no idle cycle between them: the next tile's
+  // weights load into the other buffer while the current tile computes. Each problem
+  // accumulates 4 K-tiles into one bank and is then drained while the next problem computes
+  // into the other bank.
   const int m = kRows + kCols + 4;
-  const int tiles = 12;
+  const int problems = 6;
+  const int tiles = problems * 4;
   std::vector<Problem> ps;
-  for (int t = 0; t < tiles; ++t) {
+  for (int t = 0; t < problems; ++t) {
     Problem p;
     p.m = m;
-    p.k = kRows;
+    p.k = 4 * kRows;
     p.n = kCols;
     p.at = random_type();
     p.wt = random_type();

@@ -56,11 +56,11 @@ endfunction()
 function(weft_gtest name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS;LABELS;DEFS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
-  target_link_libraries(${name} PRIVATE weft_tb ${T_LIBS})
+  target_link_libraries(${name} PRIVATE weft_tb_main ${T_LIBS})
   target_compile_definitions(${name} PRIVATE ${T_DEFS})
-  gtest_discover_tests(${name}
-    PROPERTIES LABELS "${T_LABELS}" ENVIRONMENT "WEFT_WAVE_DIR=${WEFT_WAVE_DIR};WEFT_COVERAGE_DIR=${WEFT_COVERAGE_DIR};WEFT_VECTOR_DIR=${WEFT_VECTOR_DIR}"
-    DISCOVERY_TIMEOUT 60)
+  # Waves, coverage and vectors default to the build tree (compiled into weft_tb), so the
+  # binaries behave the same under CTest and run by hand; WEFT_*_DIR variables override.
+  gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" DISCOVERY_TIMEOUT 60)
 endfunction()
 
 # ---------------------------------------------------------------------------------------------

@@ -65,14 +65,14 @@ bool trace_enabled() {
 }
 
 std::string wave_file_for_current_test() {
-  return env_or("WEFT_WAVE_DIR", "waves") + "/" + current_test_stem() + ".fst";
+  return env_or("WEFT_WAVE_DIR", WEFT_DEFAULT_WAVE_DIR) + "/" + current_test_stem() + ".fst";
 }
 
 std::string coverage_file_for_current_test() {
-  return env_or("WEFT_COVERAGE_DIR", "coverage") + "/" + current_test_stem() + ".dat";
+  return env_or("WEFT_COVERAGE_DIR", WEFT_DEFAULT_COVERAGE_DIR) + "/" + current_test_stem() + ".dat";
 }
 
-std::string vector_dir() { return env_or("WEFT_VECTOR_DIR", "vectors"); }
+std::string vector_dir() { return env_or("WEFT_VECTOR_DIR", WEFT_DEFAULT_VECTOR_DIR); }
 
 void parse_options(int* argc, char** argv) {
   int out = 1;

@@ -32,8 +32,11 @@ std::vector<int32_t> gemm(std::span<const int32_t> a, std::span<const int32_t> w
 // Requantization
 // ---------------------------------------------------------------------------------------------
 
-// gemmlowp fixedpoint.h SaturatingRoundingDoublingHighMul: (a*b*2 + 2^31) >> 32 with rounding to
-// nearest (ties away from zero); the one overflow case a == b == INT32_MIN gives INT32_MAX.
+// gemmlowp fixedpoint.h SaturatingRoundingDoublingHighMul (= ARM VQRDMULH): (a*b*2 + 2^31) >> 32
+// with an arithmetic (floor) shift, i.e. a*b / 2^31 rounded to nearest with ties toward +infinity
+// (0.5 -> 1 but -0.5 -> 0, -1.5 -> -1: gemmlowp adds the nudge 1 - 2^30 to negative products and
+// divides truncating toward zero, which is the same thing). The one overflow case
+// a == b == INT32_MIN gives INT32_MAX.
 int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b);
 
 // gemmlowp fixedpoint.h RoundingDivideByPOT: x / 2^exponent rounded to nearest, ties away from
@@ -41,7 +44,9 @@ int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b);
 int32_t rounding_divide_by_pot(int32_t x, int exponent);
 
 // TFLite MultiplyByQuantizedMultiplier (tensorflow/lite/kernels/internal/common.h), shift in
-// [-31, 30] (positive = left). Double rounding (default TFLite build):
+// [-31, 30] (positive = left). TFLite's QuantizeMultiplier only makes multipliers in [0, 2^31)
+// and TFLite DCHECKs multiplier >= 0; both formulas below are defined for every int32 multiplier
+// and are evaluated as written for negative ones too. Double rounding (default TFLite build):
 //   RoundingDivideByPOT(SRDHM(x * 2^max(shift,0), multiplier), max(-shift,0))
 // where x * 2^left_shift wraps modulo 2^32 as int32 arithmetic does on every real target.
 // Single rounding (TFLITE_SINGLE_ROUNDING): (x * multiplier + 2^(30-shift)) >> (31-shift),
@@ -51,6 +56,9 @@ int32_t multiply_by_quantized_multiplier_single(int32_t x, int32_t multiplier, i
 
 // Quantize a real multiplier (0 < real < 2^31) into (multiplier, shift) as TFLite's
 // QuantizeMultiplier does (frexp, round, 2^31 carry), so real ~= multiplier * 2^(shift-31).
+// Also as TFLite: real == 0 gives (0, 0); a shift below -31 (real < ~2^-32) is flushed to (0, 0);
+// a shift above 30 (real >= ~2^30) saturates to (2^31 - 1, 30) -- TFLite does this last step only
+// in its single-rounding build, here always, so that the result is a legal shift for both modes.
 void quantize_multiplier(double real, int32_t* multiplier, int* shift);
 
 // ONNX QLinear requantization as onnxruntime's MLAS computes it (MlasRequantizeOutput):
@@ -60,7 +68,9 @@ void quantize_multiplier(double real, int32_t* multiplier, int* shift);
 int32_t onnx_scale_round(int32_t x, float scale);
 
 // The combined QLinearMatMul / QLinearConv scale as onnxruntime computes it, in float32:
-// a_scale * w_scale / y_scale.
+// (a_scale * w_scale) / y_scale, each operation rounded to float32 (onnxruntime
+// quantize_linear_matmul.cc: `a_scale_data * b_scale_data[i] / y_scale_data`). Inputs must be
+// finite, y_scale nonzero and the result finite.
 float onnx_output_scale(float a_scale, float w_scale, float y_scale);
 
 enum class RequantMode : uint8_t {
@@ -93,6 +103,11 @@ enum class Activation : uint8_t { kNone, kRelu, kRelu6 };
 
 // Clamp bounds for an activation on an output of the given type, zero point and scale
 // (TFLite CalculateActivationRangeQuantized): bounds are intersected with the type's range.
+// quantize(f) = zero_point + round(f / scale), the quotient in float32 and round() half away from
+// zero (TfLiteRound); ReLU: [max(qmin, quantize(0)), qmax]; ReLU6: [max(qmin, quantize(0)),
+// min(qmax, quantize(6))]; kNone: [qmin, qmax]. The zero point must lie in the type's range; for
+// ReLU / ReLU6 the scale must be finite and > 0, and round(f / scale) must fit in int32 (TFLite's
+// Quantize() rejects it otherwise; here std::invalid_argument).
 void activation_bounds(Activation act, bool out_signed, int32_t out_zero_point, float out_scale,
                        int32_t* act_min, int32_t* act_max);
 

@@ -19,11 +19,11 @@ std::mt19937_64 make_rng();
 // True when WEFT_TRACE=1 or the binary got --trace.
 bool trace_enabled();
 
-// <WEFT_WAVE_DIR>/<suite>_<test>.fst for the running test.
+// <WEFT_WAVE_DIR>/<suite>_<test>.fst for the running test (default: <build>/waves).
 std::string wave_file_for_current_test();
 std::string coverage_file_for_current_test();
 
-// Directory holding generated test vectors (WEFT_VECTOR_DIR).
+// Directory holding generated test vectors (WEFT_VECTOR_DIR, default: <build>/vectors).
 std::string vector_dir();
 
 // Called by the shared main(): strips --trace and --seed=N from argv.

@@ -1,0 +1,45 @@
+# Golden model unit tests (label `unit`). Included from sw/golden/CMakeLists.txt.
+#
+# golden_test:              hand-worked cases, published rules (gemmlowp / TFLite / MLAS) and
+#                           independent formulas on random inputs.
+# golden_onnxruntime_test:  the ONNX mode against onnxruntime itself, through vector files that
+#                           scripts/onnx_vectors.py writes at build time (target
+#                           golden_onnx_vectors) into ${WEFT_VECTOR_DIR}/onnx/: requant_values.txt
+#                           (part A, also read by the RTL requantization test) and
+#                           qlinearmatmul.txt (part B).
+
+set(WEFT_ONNX_VECTOR_SEED 1 CACHE STRING
+  "Seed of the onnxruntime reference vectors (scripts/onnx_vectors.py)")
+set(WEFT_ONNX_VECTOR_DIR ${WEFT_VECTOR_DIR}/onnx)
+# A file whose content is the seed (rewritten only when it changes), so that a new seed regenerates.
+file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/onnx_vectors_seed.txt
+  CONTENT "${WEFT_ONNX_VECTOR_SEED}\n")
+add_custom_command(
+  OUTPUT ${WEFT_ONNX_VECTOR_DIR}/requant_values.txt ${WEFT_ONNX_VECTOR_DIR}/qlinearmatmul.txt
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/onnx_vectors.py
+          --out-dir ${WEFT_ONNX_VECTOR_DIR} --seed ${WEFT_ONNX_VECTOR_SEED}
+  DEPENDS ${CMAKE_SOURCE_DIR}/scripts/onnx_vectors.py
+          ${CMAKE_CURRENT_BINARY_DIR}/onnx_vectors_seed.txt
+  COMMENT "onnxruntime reference vectors (seed ${WEFT_ONNX_VECTOR_SEED}) -> ${WEFT_ONNX_VECTOR_DIR}"
+  VERBATIM)
+add_custom_target(golden_onnx_vectors ALL
+  DEPENDS ${WEFT_ONNX_VECTOR_DIR}/requant_values.txt ${WEFT_ONNX_VECTOR_DIR}/qlinearmatmul.txt)
+
+set(WEFT_GOLDEN_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+weft_gtest(golden_test
+  SOURCES ${WEFT_GOLDEN_TEST_DIR}/test_gemm.cpp
+          ${WEFT_GOLDEN_TEST_DIR}/test_conv2d.cpp
+          ${WEFT_GOLDEN_TEST_DIR}/test_requant.cpp
+          ${WEFT_GOLDEN_TEST_DIR}/test_onnx.cpp
+          ${WEFT_GOLDEN_TEST_DIR}/test_postprocess.cpp
+  LIBS weft_golden
+  LABELS unit)
+target_compile_options(golden_test PRIVATE -Wall -Wextra -Werror)
+
+weft_gtest(golden_onnxruntime_test
+  SOURCES ${WEFT_GOLDEN_TEST_DIR}/test_onnxruntime.cpp
+  LIBS weft_golden
+  LABELS unit)
+target_compile_options(golden_onnxruntime_test PRIVATE -Wall -Wextra -Werror)
+add_dependencies(golden_onnxruntime_test golden_onnx_vectors)

@@ -7,7 +7,7 @@ CTEST    := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 SETUP    := bash scripts/setup.sh
 PYTHON   ?= python3
 
-.PHONY: help setup configure build sim test unit block lint synth coverage wave bench clean
+.PHONY: help setup configure build sim test unit block lint synth coverage wave bench mutation clean
 
 help: ## List the targets
 	@echo "Weft — make targets:"
@@ -53,6 +53,9 @@ wave: build ## Run TEST=<Suite.Test> with FST tracing and open (or print how to 
 
 bench: build ## Benchmarks: MACs/cycle of the 16x16 array, Verilator build time, cycles/s
 	bash scripts/bench.sh $(BUILD)
+
+mutation: build ## Show the block tests fail on a PE with its sign extension dropped
+	bash scripts/mutate.sh $(BUILD)
 
 clean: ## Remove the build tree
 	rm -rf $(BUILD)

@@ -17,11 +17,10 @@ set(WEFT_RTL_COMMON
   ${WEFT_RTL_DIR}/common/weft_fifo.sv
   ${WEFT_RTL_DIR}/common/weft_spill_register.sv
   ${WEFT_RTL_DIR}/common/weft_rr_arbiter.sv)
-set(WEFT_REQUANT_SRC ${WEFT_RTL_DIR}/tensor/weft_requant.sv CACHE FILEPATH "weft_requant source (development override)")
 set(WEFT_RTL_TENSOR
   ${WEFT_RTL_DIR}/tensor/weft_pe.sv
   ${WEFT_RTL_DIR}/tensor/weft_systolic_array.sv
-  ${WEFT_REQUANT_SRC}
+  ${WEFT_RTL_DIR}/tensor/weft_requant.sv
   ${WEFT_RTL_DIR}/tensor/weft_postproc.sv
   ${WEFT_RTL_DIR}/tensor/weft_accumulator.sv
   ${WEFT_RTL_DIR}/tensor/weft_tensor_unit.sv)
@@ -30,8 +29,24 @@ set(WEFT_RTL_TENSOR
 # Verilates one block configuration into a static library <name> (model class V<name>) that
 # any number of test binaries link. One library per configuration: a binary links one model
 # (Verilator's DPI exports are global C symbols).
+# Mutation testing (scripts/mutate.sh): a file in WEFT_RTL_OVERRIDE_DIR replaces the rtl/ source
+# of the same name in every model.
+set(WEFT_RTL_OVERRIDE_DIR "" CACHE PATH "Directory of RTL files that replace rtl/ files of the same name")
+
 function(weft_verilated_model name)
   cmake_parse_arguments(M "" "TOP" "SOURCES;PARAMS;ARGS" ${ARGN})
+  if(WEFT_RTL_OVERRIDE_DIR)
+    set(srcs)
+    foreach(src IN LISTS M_SOURCES)
+      get_filename_component(base ${src} NAME)
+      if(EXISTS ${WEFT_RTL_OVERRIDE_DIR}/${base})
+        list(APPEND srcs ${WEFT_RTL_OVERRIDE_DIR}/${base})
+      else()
+        list(APPEND srcs ${src})
+      endif()
+    endforeach()
+    set(M_SOURCES ${srcs})
+  endif()
   set(gparams)
   foreach(p IN LISTS M_PARAMS)
     list(APPEND gparams -G${p})

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# make bench: figures, not tests. Prints
+#   1. tensor unit 16x16 MACs/cycle on back-to-back tiles (streaming and end to end) and the
+#      simulation speed, for I=128 K=256 J=256 (Gemmini's tiled_matmul_ws_perf shape: 16 output
+#      column tiles of 128 rows x K 256) and for 512x512x512;
+#   2. the Verilator build time of the whole 16x16 tensor unit from scratch (2 jobs);
+#   3. Icarus vs Verilator on the same SV block bench (the 4x4 array bench, same vectors).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+JOBS=$(nproc 2>/dev/null || echo 2)
+
+cmake --build "$BUILD" -j "$JOBS" --target bench_tensor_unit sv_array >/dev/null
+
+echo "== 1. Tensor unit 16x16: MACs per cycle on back-to-back tiles =="
+"$BUILD/tb/bench/bench_tensor_unit" 128 256 16 | grep -v '^\[seed\]'
+"$BUILD/tb/bench/bench_tensor_unit" 512 512 32 | grep -v '^\[seed\]'
+echo "   (target: >= 0.98 x Rows*Cols once the pipe is full)"
+
+echo
+echo "== 2. Verilator build of weft_tensor_unit 16x16 from scratch (${JOBS} jobs) =="
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+srcs="rtl/weft.vlt rtl/common/weft_pkg.sv rtl/common/weft_delay.sv rtl/common/weft_hs_checker.sv
+      rtl/common/weft_sram_1r1w.sv rtl/common/weft_fifo.sv rtl/tensor/weft_pe.sv
+      rtl/tensor/weft_systolic_array.sv rtl/tensor/weft_requant.sv rtl/tensor/weft_postproc.sv
+      rtl/tensor/weft_accumulator.sv rtl/tensor/weft_tensor_unit.sv"
+t0=$(date +%s.%N)
+# shellcheck disable=SC2086
+verilator --cc --build -j "$JOBS" -Wall --assert -Irtl/common --top-module weft_tensor_unit \
+  -GRows=16 -GCols=16 -GAccDepth=1024 --Mdir "$tmp/obj" $srcs >"$tmp/build.log" 2>&1 ||
+  { cat "$tmp/build.log"; exit 1; }
+t1=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" 'BEGIN { printf "   verilate + compile: %.1f s (target <= 120 s)\n", b - a }'
+
+echo
+echo "== 3. Same SV bench (4x4 array, same vectors) on both simulators =="
+vdir="$BUILD/vectors/array"
+run_timed() {  # prints seconds, and the bench's result line on stderr
+  local t0 t1 out
+  t0=$(date +%s.%N)
+  out=$("$@" 2>&1 | grep WEFT-BENCH)
+  t1=$(date +%s.%N)
+  echo "$out" >&2
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'
+}
+ti=$(run_timed vvp -n "$BUILD/sv/array/array.vvp" +vectors="$vdir")
+tv=$(run_timed "$BUILD/sv/array/verilator/Varray" +vectors="$vdir")
+cycles=$(( 16#$(cat "$vdir/count.hex") ))
+awk -v n="$cycles" -v ti="$ti" -v tv="$tv" 'BEGIN {
+  printf "   %-10s %8.3f s  %10.0f cycles/s\n", "Icarus", ti, n / ti
+  printf "   %-10s %8.3f s  %10.0f cycles/s\n", "Verilator", tv, n / tv
+  printf "   Verilator / Icarus: %.0fx (whole runs: process start and vector loading included)\n", ti / tv
+}'

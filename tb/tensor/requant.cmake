@@ -6,9 +6,7 @@ weft_verilated_model(vl_requant TOP weft_requant
 weft_gtest(test_requant
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_requant.cpp
   LIBS vl_requant weft_golden
-  LABELS block
-  # Where the vectors are when WEFT_VECTOR_DIR is not in the environment (the test runs by hand).
-  DEFS WEFT_REQUANT_VECTOR_DIR="${WEFT_VECTOR_DIR}")
+  LABELS block)
 if(TARGET golden_onnx_vectors)
   add_dependencies(test_requant golden_onnx_vectors)
 endif()

@@ -900,9 +900,7 @@ TEST(Requant, OnnxMatchesOnnxruntimeVectors) {
   // ${WEFT_VECTOR_DIR}/onnx/requant_values.txt: "x scale_hex zp is_signed result", the result
   // computed by onnxruntime (Cast -> Mul -> QuantizeLinear to int8 / uint8). Checked against
   // onnxruntime's value directly; a missing or malformed file is a failure.
-  const char* env = std::getenv("WEFT_VECTOR_DIR");
-  const std::string dir = (env && *env) ? std::string(env) : std::string(WEFT_REQUANT_VECTOR_DIR);
-  const std::string path = dir + "/onnx/requant_values.txt";
+  const std::string path = weft::tb::vector_dir() + "/onnx/requant_values.txt";
   std::ifstream f(path);
   ASSERT_TRUE(f.good()) << "cannot open " << path
                         << " (built by the CMake target golden_onnx_vectors: "

@@ -107,10 +107,9 @@ function(weft_sv_bench name)
     DEPENDS ${B_SOURCES}
     COMMENT "Icarus: ${name}")
   add_custom_command(OUTPUT ${bdir}/verilator/V${name}
-    COMMAND ${VERILATOR_BIN} --binary --timing -Wall --assert -Wno-fatal
+    COMMAND ${VERILATOR_BIN} --binary --timing -Wall --assert --quiet-exit
             -I${WEFT_RTL_DIR}/common --top-module ${B_TOP} --Mdir ${bdir}/verilator -o V${name}
-            -j 2 ${WEFT_LINT_WAIVERS} ${CMAKE_SOURCE_DIR}/tb/sv/tb.vlt ${B_SOURCES} > ${bdir}/verilator.log 2>&1
-            || (cat ${bdir}/verilator.log && false)
+            -j 2 ${WEFT_LINT_WAIVERS} ${CMAKE_SOURCE_DIR}/tb/sv/tb.vlt ${B_SOURCES}
     DEPENDS ${B_SOURCES} ${WEFT_LINT_WAIVERS} ${CMAKE_SOURCE_DIR}/tb/sv/tb.vlt
     COMMENT "Verilator (--binary): ${name}"
     VERBATIM)

@@ -107,13 +107,24 @@ module weft_fifo #(
     .data_i  (out_data_o)
   );
 
-  // No overflow or underflow: the fill level stays in 0..Depth and agrees with the pointers.
-  always_ff @(posedge clk_i) begin : p_level_check
+  // No overflow or underflow: the fill level stays in 0..Depth (a check that can only fail when
+  // the counter can hold more than Depth) and agrees with the pointers.
+  if ((1 << UsageW) - 1 > Depth) begin : g_level_check
+    always @(posedge clk_i or negedge rst_ni) begin : p_level_check
+      if (rst_ni) begin
+        assert (count_q <= UsageW'(Depth)) else $error("%m: fill level %0d > Depth", count_q);
+      end
+    end
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin : p_ptr_check
     if (rst_ni) begin
-      assert (32'(count_q) <= Depth) else $error("%m: fill level %0d > Depth", count_q);
       assert ((32'(wptr_q) + Depth - 32'(rptr_q)) % Depth == 32'(count_q) % Depth)
         else $error("%m: pointers (w %0d, r %0d) disagree with fill level %0d",
                     wptr_q, rptr_q, count_q);
+      if (empty || full) begin
+        assert (wptr_q == rptr_q) else $error("%m: empty or full but pointers differ");
+      end
     end
   end
 `endif

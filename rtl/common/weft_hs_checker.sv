@@ -38,7 +38,10 @@ module weft_hs_checker #(
     data_q <= data_i;
   end
 
-  always_ff @(posedge clk_i) begin : p_check
+  // A checking process, not a flop: plain always (Icarus warns about $error in always_ff), with
+  // the reset in the event list so that the reset is only ever used asynchronously (a synchronous
+  // use of rst_ni is Verilator's SYNCASYNCNET).
+  always @(posedge clk_i or negedge rst_ni) begin : p_check
     if (rst_ni && stall_q && !flush_i) begin
       assert (valid_i) else $error("%m: valid dropped while stalled (data was 'h%0h)", data_q);
       if (valid_i) begin

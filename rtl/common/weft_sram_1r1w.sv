@@ -14,7 +14,7 @@
 // (weft_accumulator does).
 //
 // Back door (Verilator only): the same DPI-C exports as weft_sram_1rw (weft_sram_bd_write / _read /
-// _depth / _width), reached with svSetScope(svGetScopeFromName("<model>.<top>.<path>")).
+// _depth / _width / _max_bits), reached with svSetScope(svGetScopeFromName("<model>.<top>.<path>")).
 `include "weft_assert.svh"
 
 module weft_sram_1r1w #(
@@ -48,12 +48,11 @@ module weft_sram_1r1w #(
   logic [Width-1:0] mem [Depth];
   logic [Width-1:0] rd_data_q;
 
-  // Memory write and registered read: the RAM inference shape (see weft_sram_1rw).
-  always_ff @(posedge clk_i) begin : p_write
-    if (wr_en_i) begin
-      for (int i = 0; i < NumBytes; i++) begin
-        if (wr_be_i[i]) mem[wr_addr_i][8*i +: 8] <= wr_data_i[8*i +: 8];
-      end
+  // Memory write, one process per byte lane (see weft_sram_1rw), and registered read: the RAM
+  // inference shape.
+  for (genvar b = 0; b < NumBytes; b++) begin : g_lane
+    always_ff @(posedge clk_i) begin : p_write
+      if (wr_en_i && wr_be_i[b]) mem[wr_addr_i][8*b +: 8] <= wr_data_i[8*b +: 8];
     end
   end
 
@@ -65,7 +64,7 @@ module weft_sram_1r1w #(
 
 `ifndef SYNTHESIS
   if ((1 << AddrW) != Depth) begin : g_addr_check
-    always_ff @(posedge clk_i) begin : p_addr_check
+    always @(posedge clk_i) begin : p_addr_check
       if (rd_en_i) begin
         assert (32'(rd_addr_i) < Depth)
           else $error("%m: read address %0d out of range (Depth %0d)", rd_addr_i, Depth);
@@ -80,7 +79,7 @@ module weft_sram_1r1w #(
 
 `ifdef VERILATOR
   // ---- DPI back door (simulation only; Icarus has no DPI and Yosys must never see it) ----------
-  // Verilator 5.006 accepts the same export names in weft_sram_1rw and here (and in every
+  // Same export names as weft_sram_1rw: Verilator (5.006) accepts them in weft_sram_1rw and here (and in every
   // parameterisation of either): the export is dispatched on the current svScope.
   localparam int BdMaxBits = weft_pkg::SramBdMaxBits;
   if (Width > BdMaxBits) begin : g_bad_bd_width
@@ -91,6 +90,7 @@ module weft_sram_1r1w #(
   export "DPI-C" function weft_sram_bd_read;
   export "DPI-C" function weft_sram_bd_depth;
   export "DPI-C" function weft_sram_bd_width;
+  export "DPI-C" function weft_sram_bd_max_bits;
 
   function automatic void weft_sram_bd_write(input int unsigned addr,
                                              input bit [BdMaxBits-1:0] data);
@@ -109,6 +109,11 @@ module weft_sram_1r1w #(
 
   function automatic int unsigned weft_sram_bd_width();
     return Width;
+  endfunction
+
+  // The data argument width, so the C++ side can check it agrees with its own buffer size.
+  function automatic int unsigned weft_sram_bd_max_bits();
+    return BdMaxBits;
   endfunction
 `endif
 

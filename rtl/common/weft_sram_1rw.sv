@@ -9,9 +9,9 @@
 //   otherwise rdata_o keeps its value (it changes only on a read; a write does not disturb it).
 // Reading a word never written returns X in Icarus and random bits in Verilator (--x-initial).
 //
-// Back door (Verilator only): weft_sram_bd_write / _read / _depth / _width, DPI-C exports of this
-// instance, reached with svSetScope(svGetScopeFromName("<model>.<top>.<path>")). C++ wrapper:
-// tb/common/include/weft/tb/sram_backdoor.hpp. The back door writes whole words.
+// Back door (Verilator only): DPI-C exports weft_sram_bd_write / _read / _depth / _width /
+// _max_bits of this instance, reached with svSetScope(svGetScopeFromName("<model>.<top>.<path>")).
+// C++ wrapper: tb/common/include/weft/tb/sram_backdoor.hpp. The back door writes whole words.
 `include "weft_assert.svh"
 
 module weft_sram_1rw #(
@@ -42,18 +42,18 @@ module weft_sram_1rw #(
   logic [Width-1:0] mem [Depth];
   logic [Width-1:0] rdata_q;
 
-  // Memory write and registered read: the one place where always_ff holds more than q <= d,
-  // because this is the shape every RAM inference tool recognises (byte lanes, enable, no reset).
-  always_ff @(posedge clk_i) begin : p_mem
-    if (req_i) begin
-      if (we_i) begin
-        for (int i = 0; i < NumBytes; i++) begin
-          if (be_i[i]) mem[addr_i][8*i +: 8] <= wdata_i[8*i +: 8];
-        end
-      end else begin
-        rdata_q <= mem[addr_i];
-      end
+  // Memory write, one process per byte lane, and registered read: the shape RAM inference
+  // recognises (byte-lane writes, enable, no reset). These are the only always_ff blocks here
+  // that hold more than q <= d. One process per lane, not a for loop inside one process: such a
+  // loop is refused by Verilator 5.006 once it is not unrolled (BLKLOOPINIT, Width > 512).
+  for (genvar b = 0; b < NumBytes; b++) begin : g_lane
+    always_ff @(posedge clk_i) begin : p_write
+      if (req_i && we_i && be_i[b]) mem[addr_i][8*b +: 8] <= wdata_i[8*b +: 8];
     end
+  end
+
+  always_ff @(posedge clk_i) begin : p_read
+    if (req_i && !we_i) rdata_q <= mem[addr_i];
   end
 
   assign rdata_o = rdata_q;
@@ -62,7 +62,7 @@ module weft_sram_1rw #(
   // An address beyond Depth would be silently dropped (write) or read X: only possible when
   // Depth is not a power of two.
   if ((1 << AddrW) != Depth) begin : g_addr_check
-    always_ff @(posedge clk_i) begin : p_addr_check
+    always @(posedge clk_i) begin : p_addr_check
       if (req_i) begin
         assert (32'(addr_i) < Depth)
           else $error("%m: address %0d out of range (Depth %0d)", addr_i, Depth);
@@ -82,6 +82,7 @@ module weft_sram_1rw #(
   export "DPI-C" function weft_sram_bd_read;
   export "DPI-C" function weft_sram_bd_depth;
   export "DPI-C" function weft_sram_bd_width;
+  export "DPI-C" function weft_sram_bd_max_bits;
 
   // Writes the whole word at addr (bits above Width ignored); addresses >= Depth are ignored.
   function automatic void weft_sram_bd_write(input int unsigned addr,
@@ -102,6 +103,11 @@ module weft_sram_1rw #(
 
   function automatic int unsigned weft_sram_bd_width();
     return Width;
+  endfunction
+
+  // The data argument width, so the C++ side can check it agrees with its own buffer size.
+  function automatic int unsigned weft_sram_bd_max_bits();
+    return BdMaxBits;
   endfunction
 `endif
 

@@ -107,6 +107,7 @@ function(weft_sv_bench name)
     DEPENDS ${B_SOURCES}
     COMMENT "Icarus: ${name}")
   add_custom_command(OUTPUT ${bdir}/verilator/V${name}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${bdir}/verilator
     COMMAND ${VERILATOR_BIN} --binary --timing -Wall --assert --quiet-exit
             -I${WEFT_RTL_DIR}/common --top-module ${B_TOP} --Mdir ${bdir}/verilator -o V${name}
             -j 2 ${WEFT_LINT_WAIVERS} ${CMAKE_SOURCE_DIR}/tb/sv/tb.vlt ${B_SOURCES}

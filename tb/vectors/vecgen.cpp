@@ -30,7 +30,7 @@ void HexFile::wide(const std::vector<uint64_t>& limbs) {
   int remaining = digits_;
   std::string line;
   for (size_t i = limbs.size(); i-- > 0;) {
-    const int limb_digits = static_cast<int>(std::min<size_t>(16, remaining - 16 * i));
+    const int limb_digits = std::min(16, remaining - 16 * static_cast<int>(i));
     if (limb_digits <= 0) continue;
     uint64_t v = limbs[i];
     if (limb_digits < 16) v &= (uint64_t{1} << (4 * limb_digits)) - 1;

@@ -54,6 +54,9 @@ class Harness {
   Harness& operator=(const Harness&) = delete;
 
   ~Harness() {
+    // A model unregisters its DPI scopes from the thread's current context: make that ours, or
+    // destroying one of two live harnesses touches the other's (or a freed) context.
+    Verilated::threadContextp(ctx_.get());
     model_->final();
     if (trace_) {
       trace_->close();

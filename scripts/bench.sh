@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 JOBS=$(nproc 2>/dev/null || echo 2)
 
-cmake --build "$BUILD" -j "$JOBS" --target bench_tensor_unit sv_array >/dev/null
+cmake --build "$BUILD" -j "$JOBS" --target bench_tensor_unit sv_array weft_vecgen >/dev/null
 
 echo "== 1. Tensor unit 16x16: MACs per cycle on back-to-back tiles =="
 "$BUILD/tb/bench/bench_tensor_unit" 128 256 16 | grep -v '^\[seed\]'
@@ -34,8 +34,9 @@ t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "   verilate + compile: %.1f s (target <= 120 s)\n", b - a }'
 
 echo
-echo "== 3. Same SV bench (4x4 array, same vectors) on both simulators =="
-vdir="$BUILD/vectors/array"
+echo "== 3. Same SV bench (4x4 array, same 200 000-cycle vectors) on both simulators =="
+vdir="$BUILD/bench-vectors/array"
+WEFT_VECTOR_CYCLES=200000 "$BUILD/tb/vectors/weft_vecgen" array "$vdir" 1
 run_timed() {  # prints seconds, and the bench's result line on stderr
   local t0 t1 out
   t0=$(date +%s.%N)

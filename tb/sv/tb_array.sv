@@ -6,7 +6,7 @@ module tb_array;
   localparam int Rows = 4;
   localparam int Cols = 4;
   localparam int OpW = 9;
-  localparam int MaxVec = 16384;
+  localparam int MaxVec = 262144;
 
   logic clk = 1'b0;
   logic rst_n = 1'b0;

@@ -2,7 +2,7 @@
 // vectors written by `weft_vecgen pe` (one line per cycle: inputs before the edge, expected
 // outputs after it). Prints "WEFT-BENCH pe vectors=N errors=E signature=S".
 module tb_pe;
-  localparam int MaxVec = 65536;
+  localparam int MaxVec = 262144;
 
   logic clk = 1'b0;
   logic rst_n = 1'b0;

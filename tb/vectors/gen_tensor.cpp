@@ -1,5 +1,6 @@
 // Vectors for the PE and systolic-array SV benches (tb/sv/tb_pe.sv, tb/sv/tb_array.sv).
 // One line per clock cycle: the inputs driven before the edge and the outputs expected after it.
+#include <cstdlib>
 #include <deque>
 #include <vector>
 
@@ -7,6 +8,12 @@
 #include "weft/golden/quant.hpp"
 
 namespace {
+
+// Cycles of stimulus: the given default, or WEFT_VECTOR_CYCLES (make bench uses long runs).
+int cycles_or(int dflt) {
+  const char* env = std::getenv("WEFT_VECTOR_CYCLES");
+  return (env && *env) ? std::atoi(env) : dflt;
+}
 
 using weft::vecgen::HexFile;
 using weft::vecgen::Registration;
@@ -19,7 +26,7 @@ uint64_t op9(int v) { return static_cast<uint64_t>(v) & 0x1ff; }
 //        out = {a_valid_o, a_buf_o, a_data_o[9], ps_o[32]} (43 bits). Expected products are
 //        (a - za) * (w - zw) of 8-bit operands, via golden::gemm on a 1x1x1 problem.
 void gen_pe(const std::filesystem::path& dir, std::mt19937_64& rng) {
-  const int n = 20000;
+  const int n = cycles_or(20000);
   HexFile in(dir / "pe_in.hex", 14), out(dir / "pe_out.hex", 11), count(dir / "count.hex", 8);
   std::uniform_int_distribution<int> s8(-128, 127), u8(0, 255);
   int w[2] = {0, 0};
@@ -66,7 +73,7 @@ void gen_pe(const std::filesystem::path& dir, std::mt19937_64& rng) {
 // golden::gemm of each vector with the selected weight buffer, Rows + Cols - 1 cycles later.
 void gen_array(const std::filesystem::path& dir, std::mt19937_64& rng) {
   constexpr int R = 4, C = 4, L = R + C - 1;
-  const int n = 16000;
+  const int n = cycles_or(16000);
   HexFile in(dir / "array_in.hex", 20), out(dir / "array_out.hex", 33), count(dir / "count.hex", 8);
   std::uniform_int_distribution<int> s8(-128, 127), u8(0, 255);
   struct Tile {

@@ -4,13 +4,13 @@
 #      simulation speed, for I=128 K=256 J=256 (Gemmini's tiled_matmul_ws_perf shape: 16 output
 #      column tiles of 128 rows x K 256) and for 512x512x512;
 #   2. the Verilator build time of the whole 16x16 tensor unit from scratch (2 jobs);
-#   3. Icarus vs Verilator on the same SV block bench (the 4x4 array bench, same vectors).
+#   3. Icarus vs Verilator on the same SV block bench (tb_array at 4x4 and 16x16, same vectors).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 JOBS=$(nproc 2>/dev/null || echo 2)
 
-cmake --build "$BUILD" -j "$JOBS" --target bench_tensor_unit sv_array weft_vecgen >/dev/null
+cmake --build "$BUILD" -j "$JOBS" --target bench_tensor_unit weft_vecgen >/dev/null
 
 echo "== 1. Tensor unit 16x16: MACs per cycle on back-to-back tiles =="
 "$BUILD/tb/bench/bench_tensor_unit" 128 256 16 | grep -v '^\[seed\]'
@@ -34,22 +34,35 @@ t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "   verilate + compile: %.1f s (target <= 120 s)\n", b - a }'
 
 echo
-echo "== 3. Same SV bench (4x4 array, same 200 000-cycle vectors) on both simulators =="
-vdir="$BUILD/bench-vectors/array"
-WEFT_VECTOR_CYCLES=200000 "$BUILD/tb/vectors/weft_vecgen" array "$vdir" 1
-run_timed() {  # prints seconds, and the bench's result line on stderr
+echo "== 3. Same SV bench and vectors on both simulators (tb/sv/tb_array.sv) =="
+array_srcs="rtl/common/weft_pkg.sv rtl/common/weft_delay.sv rtl/tensor/weft_pe.sv
+            rtl/tensor/weft_systolic_array.sv tb/sv/tb_array.sv"
+run_timed() {  # prints seconds; the bench's result line goes to stderr
   local t0 t1 out
   t0=$(date +%s.%N)
   out=$("$@" 2>&1 | grep WEFT-BENCH)
   t1=$(date +%s.%N)
-  echo "$out" >&2
+  echo "   $out" >&2
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'
 }
-ti=$(run_timed vvp -n "$BUILD/sv/array/array.vvp" +vectors="$vdir")
-tv=$(run_timed "$BUILD/sv/array/verilator/Varray" +vectors="$vdir")
-cycles=$(( 16#$(cat "$vdir/count.hex") ))
-awk -v n="$cycles" -v ti="$ti" -v tv="$tv" 'BEGIN {
-  printf "   %-10s %8.3f s  %10.0f cycles/s\n", "Icarus", ti, n / ti
-  printf "   %-10s %8.3f s  %10.0f cycles/s\n", "Verilator", tv, n / tv
-  printf "   Verilator / Icarus: %.0fx (whole runs: process start and vector loading included)\n", ti / tv
-}'
+for cfg in "4 4 200000 array" "16 16 20000 array_16x16"; do
+  read -r rows cols cycles gen <<<"$cfg"
+  d="$BUILD/bench-sv/${rows}x${cols}"
+  mkdir -p "$d"
+  WEFT_VECTOR_CYCLES=$cycles "$BUILD/tb/vectors/weft_vecgen" "$gen" "$d/vectors" 1
+  # shellcheck disable=SC2086
+  iverilog -g2012 -Irtl/common -P tb_array.Rows="$rows" -P tb_array.Cols="$cols" -s tb_array \
+    -o "$d/tb.vvp" $array_srcs
+  # shellcheck disable=SC2086
+  verilator --binary --timing -Wall --assert --quiet-exit -Irtl/common -GRows="$rows" -GCols="$cols" \
+    --top-module tb_array --Mdir "$d/obj" -o Vtb -j "$JOBS" rtl/weft.vlt tb/sv/tb.vlt $array_srcs \
+    >"$d/verilator.log" 2>&1 || { cat "$d/verilator.log"; exit 1; }
+  echo "   ${rows}x${cols} array, ${cycles} cycles:"
+  ti=$(run_timed vvp -n "$d/tb.vvp" +vectors="$d/vectors")
+  tv=$(run_timed "$d/obj/Vtb" +vectors="$d/vectors")
+  awk -v n="$cycles" -v ti="$ti" -v tv="$tv" 'BEGIN {
+    printf "   %-10s %8.3f s  %10.0f cycles/s\n", "Icarus", ti, n / ti
+    printf "   %-10s %8.3f s  %10.0f cycles/s\n", "Verilator", tv, n / tv
+    printf "   Verilator / Icarus: %.0fx (whole runs, vector loading included)\n", ti / tv
+  }'
+done

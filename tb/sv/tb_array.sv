@@ -1,23 +1,27 @@
-// tb_array: self-checking bench of a 4x4 weft_systolic_array for Icarus and Verilator
-// (--timing), reading the vectors of `weft_vecgen array`: per cycle the weight-row write and
-// activation vector driven before the edge, and the result vector expected after it (golden
-// GEMM, Rows + Cols - 1 cycles after its input). Prints "WEFT-BENCH array ...".
-module tb_array;
-  localparam int Rows = 4;
-  localparam int Cols = 4;
+// tb_array: self-checking bench of a Rows x Cols weft_systolic_array for Icarus and Verilator
+// (--timing), reading the vectors of `weft_vecgen array` (4x4) or `array_16x16`: per cycle the
+// weight-row write and activation vector driven before the edge, and the result vector expected
+// after it (golden GEMM, Rows + Cols - 1 cycles after its input). Prints "WEFT-BENCH array ...".
+module tb_array #(
+  parameter int Rows = 4,
+  parameter int Cols = 4
+);
   localparam int OpW = 9;
+  localparam int RowW = (Rows > 1) ? $clog2(Rows) : 1;
+  localparam int InW = Rows * OpW + 2 + Cols * OpW + RowW + 2;
+  localparam int OutW = Cols * 32 + 1;
   localparam int MaxVec = 262144;
 
   logic clk = 1'b0;
   logic rst_n = 1'b0;
   always #5 clk = ~clk;
 
-  logic [77:0]  vin  [0:MaxVec-1];
-  logic [128:0] vout [0:MaxVec-1];
+  logic [InW-1:0]  vin  [0:MaxVec-1];
+  logic [OutW-1:0] vout [0:MaxVec-1];
   logic [31:0]  vcount [0:0];
 
   logic                 w_we, w_buf, a_valid, a_buf, c_valid;
-  logic [1:0]           w_row;
+  logic [RowW-1:0]      w_row;
   logic [Cols*OpW-1:0]  w_data;
   logic [Rows*OpW-1:0]  a_data;
   logic [Cols*32-1:0]   c_data;
@@ -39,7 +43,7 @@ module tb_array;
   string dir;
   int n, errors, checked;
   logic [63:0] sig;
-  logic [128:0] got;
+  logic [OutW-1:0] got;
 
   initial begin
     if (!$value$plusargs("vectors=%s", dir)) begin
@@ -64,7 +68,7 @@ module tb_array;
       got = {c_valid, c_valid ? c_data : {(Cols*32){1'b0}}};
       if (c_valid) begin
         checked++;
-        sig = {sig[58:0], sig[63:59]} ^ c_data[63:0] ^ c_data[127:64];
+        for (int c = 0; c < Cols; c++) sig = {sig[58:0], sig[63:59]} ^ {32'b0, c_data[c*32 +: 32]};
       end
       if (got !== vout[i]) begin
         errors++;

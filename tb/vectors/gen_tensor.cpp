@@ -1,5 +1,6 @@
 // Vectors for the PE and systolic-array SV benches (tb/sv/tb_pe.sv, tb/sv/tb_array.sv).
 // One line per clock cycle: the inputs driven before the edge and the outputs expected after it.
+#include <algorithm>
 #include <cstdlib>
 #include <deque>
 #include <vector>
@@ -68,13 +69,36 @@ void gen_pe(const std::filesystem::path& dir, std::mt19937_64& rng) {
   count.word(n);
 }
 
-// tb_array (4x4): in = {w_we, w_buf, w_row[2], w_data[4*9], a_valid, a_buf, a_data[4*9]}
-// (78 bits), out = {c_valid, c_data[4*32]} (129 bits), expected after the edge; results are
-// golden::gemm of each vector with the selected weight buffer, Rows + Cols - 1 cycles later.
-void gen_array(const std::filesystem::path& dir, std::mt19937_64& rng) {
-  constexpr int R = 4, C = 4, L = R + C - 1;
+// A little-endian bit vector of 64-bit limbs, for hex lines wider than 64 bits.
+struct Bits {
+  explicit Bits(int width) : limbs((width + 63) / 64, 0) {}
+  void put(int lsb, int width, uint64_t v) {
+    for (int b = 0; b < width; ++b) {
+      if ((v >> b) & 1) limbs[(lsb + b) / 64] |= uint64_t{1} << ((lsb + b) % 64);
+    }
+  }
+  std::vector<uint64_t> limbs;
+};
+
+int clog2(int v) {
+  int b = 0;
+  while ((1 << b) < v) ++b;
+  return b;
+}
+
+// tb_array (Rows x Cols, bench parameters): one line per cycle, lsb first,
+//   in  = a_data[Rows*9] | a_buf | a_valid | w_data[Cols*9] | w_row[RowIdxW] | w_buf | w_we
+//   out = c_data[Cols*32] | c_valid            (expected right after the edge)
+// Results are golden::gemm of each vector with the selected weight buffer, Rows + Cols - 1
+// cycles later; weight buffers are reloaded only when no vector using them is in flight.
+void gen_array_rc(const std::filesystem::path& dir, std::mt19937_64& rng, int R, int C) {
+  const int L = R + C - 1;
+  const int row_w = std::max(1, clog2(R));
+  const int in_w = R * kOpW + 2 + C * kOpW + row_w + 2;
+  const int out_w = C * 32 + 1;
   const int n = cycles_or(16000);
-  HexFile in(dir / "array_in.hex", 20), out(dir / "array_out.hex", 33), count(dir / "count.hex", 8);
+  HexFile in(dir / "array_in.hex", (in_w + 3) / 4), out(dir / "array_out.hex", (out_w + 3) / 4);
+  HexFile count(dir / "count.hex", 8);
   std::uniform_int_distribution<int> s8(-128, 127), u8(0, 255);
   struct Tile {
     std::vector<int32_t> w;
@@ -86,7 +110,7 @@ void gen_array(const std::filesystem::path& dir, std::mt19937_64& rng) {
     tiles[b].w.resize(R * C);
     for (auto& v : tiles[b].w) v = tiles[b].t.is_signed ? s8(rng) : u8(rng);
   };
-  std::vector<std::vector<uint64_t>> outs(n + L + 1, std::vector<uint64_t>(3, 0));
+  std::vector<Bits> outs(n + L + 1, Bits(out_w));
   int reload_buf = 0, reload_row = 0;
   new_tile(0);
   int64_t last_use[2] = {-1000, -1000};
@@ -100,16 +124,17 @@ void gen_array(const std::filesystem::path& dir, std::mt19937_64& rng) {
         new_tile(b);
       }
     }
-    uint64_t wbits = 0;
-    int wrow = 0, wbuf = 0;
+    Bits line(in_w);
+    int wbuf = 0;
     bool we = false;
     if (reload_buf >= 0) {
       we = true;
       wbuf = reload_buf;
-      wrow = reload_row;
       for (int c = 0; c < C; ++c) {
-        wbits |= op9(tiles[wbuf].w[wrow * C + c] - tiles[wbuf].t.zero_point) << (kOpW * c);
+        line.put(R * kOpW + 2 + c * kOpW, kOpW,
+                 op9(tiles[wbuf].w[reload_row * C + c] - tiles[wbuf].t.zero_point));
       }
+      line.put(R * kOpW + 2 + C * kOpW, row_w, static_cast<uint64_t>(reload_row));
       if (++reload_row == R) {
         loaded[reload_buf] = true;
         reload_buf = (!loaded[0] || !loaded[1]) ? (loaded[0] ? 1 : 0) : -1;
@@ -126,42 +151,34 @@ void gen_array(const std::filesystem::path& dir, std::mt19937_64& rng) {
     at.zero_point = at.is_signed ? s8(rng) : u8(rng);
     std::vector<int32_t> a(R);
     for (auto& v : a) v = at.is_signed ? s8(rng) : u8(rng);
-    uint64_t abits = 0;
-    for (int r = 0; r < R; ++r) abits |= op9(a[r] - at.zero_point) << (kOpW * r);
-    // 78 bits, lsb first: a_data[36] | a_buf | a_valid | w_data[36] | w_row[2] | w_buf | w_we
-    std::vector<uint64_t> limbs(2, 0);
-    auto put = [&](int lsb, int width, uint64_t v) {
-      for (int b = 0; b < width; ++b) {
-        if ((v >> b) & 1) limbs[(lsb + b) / 64] |= uint64_t{1} << ((lsb + b) % 64);
-      }
-    };
-    put(0, 36, abits);
-    put(36, 1, static_cast<uint64_t>(buf));
-    put(37, 1, valid);
-    put(38, 36, wbits);
-    put(74, 2, static_cast<uint64_t>(wrow));
-    put(76, 1, static_cast<uint64_t>(wbuf));
-    put(77, 1, we);
-    in.wide(limbs);
+    for (int r = 0; r < R; ++r) line.put(r * kOpW, kOpW, op9(a[r] - at.zero_point));
+    line.put(R * kOpW, 1, static_cast<uint64_t>(buf));
+    line.put(R * kOpW + 1, 1, valid);
+    line.put(in_w - 2, 1, static_cast<uint64_t>(wbuf));
+    line.put(in_w - 1, 1, we);
+    in.wide(line.limbs);
     if (valid) {
       last_use[buf] = i;
       const auto c = golden::gemm(a, tiles[buf].w, 1, R, C, at, tiles[buf].t);
-      auto& o = outs[i + L - 1];
-      o.assign(3, 0);
-      for (int col = 0; col < C; ++col) {
-        const uint64_t v = static_cast<uint32_t>(c[col]);
-        const int lsb = 32 * col;
-        o[lsb / 64] |= v << (lsb % 64);
-      }
-      o[2] = 1;  // c_valid at bit 128
+      Bits& o = outs[i + L - 1];
+      for (int col = 0; col < C; ++col) o.put(32 * col, 32, static_cast<uint32_t>(c[col]));
+      o.put(C * 32, 1, 1);
     }
   }
   // Line i: the outputs expected right after edge i (the vector of cycle i - L + 1).
-  for (int i = 0; i < n; ++i) out.wide(outs[i]);
+  for (int i = 0; i < n; ++i) out.wide(outs[i].limbs);
   count.word(n);
+}
+
+void gen_array(const std::filesystem::path& dir, std::mt19937_64& rng) {
+  gen_array_rc(dir, rng, 4, 4);
+}
+void gen_array_16x16(const std::filesystem::path& dir, std::mt19937_64& rng) {
+  gen_array_rc(dir, rng, 16, 16);
 }
 
 Registration reg_pe("pe", &gen_pe);
 Registration reg_array("array", &gen_array);
+Registration reg_array16("array_16x16", &gen_array_16x16);
 
 }  // namespace

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Weft RTL lint: `verilator --lint-only -Wall` with every module weft_* of rtl/ as the top in turn
+# Weft RTL lint: `verilator --lint-only -Wall --assert` (assertions linted too) with every module weft_* of rtl/ as the top in turn
 # (all rtl/ sources, the waivers in rtl/weft.vlt, include dir rtl/common, each top at its default
 # parameters). One line per top: "clean" or its warnings. Exit 1 if any top has a warning or error.
 # Run from anywhere (CTest test lint.rtl, `make lint`). Optional arguments: tops to lint (default all).
@@ -33,12 +33,12 @@ fi
 
 jobs=${LINT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-echo "lint: verilator $("$VERILATOR" --version | awk '{print $2}') --lint-only -Wall, ${#tops[@]} tops, ${#sources[@]} sources"
+echo "lint: verilator $("$VERILATOR" --version | awk '{print $2}') --lint-only -Wall --assert, ${#tops[@]} tops, ${#sources[@]} sources"
 start=$SECONDS
 running=0
 for top in "${tops[@]}"; do
   (
-    "$VERILATOR" --lint-only -Wall --top-module "$top" -Irtl/common rtl/weft.vlt "${sources[@]}" \
+    "$VERILATOR" --lint-only -Wall --assert --top-module "$top" -Irtl/common rtl/weft.vlt "${sources[@]}" \
       >"$tmp/$top.log" 2>&1
     echo $? >"$tmp/$top.rc"
   ) &

@@ -4,7 +4,7 @@
 #   sram_1rw_512x32    weft_sram_1rw  Depth=512 Width=32          -> DP16KD (block RAM)
 #   sram_1r1w_512x32   weft_sram_1r1w Depth=512 Width=32          -> DP16KD
 #   pe                 weft_pe (defaults)                          -> exactly 1 MULT18X18D
-#   tensor_unit_4x4    weft_tensor_unit Rows=4 Cols=4 AccDepth=64  -> >= 16 MULT18X18D (one per PE),
+#   tensor_unit_4x4    weft_tensor_unit Rows=4 Cols=4 AccDepth=1024 -> >= 16 MULT18X18D (one per PE),
 #                                                                     DP16KD (accumulator)
 # Every rtl/**/*.sv is read (`read_verilog -sv`, SYNTHESIS defined, include dir rtl/common), the
 # parameters are set with `chparam`, then `synth_ecp5 -top`. Per design, <outdir> gets the Yosys
@@ -24,7 +24,7 @@ DESIGNS=(
   "sram_1rw_512x32  | weft_sram_1rw    | Depth=512 Width=32          | DP16KD>=1"
   "sram_1r1w_512x32 | weft_sram_1r1w   | Depth=512 Width=32          | DP16KD>=1"
   "pe               | weft_pe          |                             | MULT18X18D==1"
-  "tensor_unit_4x4  | weft_tensor_unit | Rows=4 Cols=4 AccDepth=64   | MULT18X18D>=16 DP16KD>=1"
+  "tensor_unit_4x4  | weft_tensor_unit | Rows=4 Cols=4 AccDepth=1024 | MULT18X18D>=16 DP16KD>=1"
 )
 
 if [[ -n "${YOSYS:-}" ]]; then

@@ -33,6 +33,27 @@ set(WEFT_RTL_TENSOR
 # of the same name in every model.
 set(WEFT_RTL_OVERRIDE_DIR "" CACHE PATH "Directory of RTL files that replace rtl/ files of the same name")
 
+# The Verilator runtime (verilated.cpp, tracing, DPI, threads), compiled once for every model
+# instead of once per model: verilate() adds it to each target, weft_verilated_model takes it out.
+set(WEFT_VERILATED_RT_SOURCES
+  ${VERILATOR_ROOT}/include/verilated.cpp
+  ${VERILATOR_ROOT}/include/verilated_dpi.cpp
+  ${VERILATOR_ROOT}/include/verilated_fst_c.cpp
+  ${VERILATOR_ROOT}/include/verilated_threads.cpp)
+if(WEFT_COVERAGE)
+  list(APPEND WEFT_VERILATED_RT_SOURCES ${VERILATOR_ROOT}/include/verilated_cov.cpp)
+endif()
+add_library(weft_verilated_rt STATIC ${WEFT_VERILATED_RT_SOURCES})
+target_include_directories(weft_verilated_rt PUBLIC ${VERILATOR_ROOT}/include
+                                                    ${VERILATOR_ROOT}/include/vltstd)
+target_compile_definitions(weft_verilated_rt PRIVATE VM_COVERAGE=$<BOOL:${WEFT_COVERAGE}> VM_SC=0
+                           VM_TRACE=1 VM_TRACE_VCD=0 VM_TRACE_FST=1)
+target_compile_options(weft_verilated_rt PRIVATE -w)
+find_package(Threads REQUIRED)
+find_package(ZLIB REQUIRED)
+target_link_libraries(weft_verilated_rt PUBLIC ZLIB::ZLIB Threads::Threads)
+set_target_properties(weft_verilated_rt PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
 function(weft_verilated_model name)
   cmake_parse_arguments(M "" "TOP" "SOURCES;PARAMS;ARGS" ${ARGN})
   if(WEFT_RTL_OVERRIDE_DIR)
@@ -62,6 +83,11 @@ function(weft_verilated_model name)
     SOURCES ${WEFT_LINT_WAIVERS} ${M_SOURCES}
     INCLUDE_DIRS ${WEFT_RTL_DIR}/common
     VERILATOR_ARGS -Wall --assert --x-assign unique --x-initial unique ${gparams} ${M_ARGS})
+  # The runtime comes from weft_verilated_rt.
+  get_target_property(srcs ${name} SOURCES)
+  list(FILTER srcs EXCLUDE REGEX "^${VERILATOR_ROOT}/include/")
+  set_property(TARGET ${name} PROPERTY SOURCES ${srcs})
+  target_link_libraries(${name} PUBLIC weft_verilated_rt)
   # Verilator's generated code is not ours to lint with the project's warnings.
   target_compile_options(${name} PRIVATE -w)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)

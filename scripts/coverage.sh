@@ -13,7 +13,7 @@
 # Usage: bash scripts/coverage.sh <builddir>      (make coverage; from any directory)
 # Environment: JOBS (default nproc); COVERAGE_LABEL (default block): the CTest label to run;
 #   COVERAGE_TARGETS="test_a test_b": only these executables; COVERAGE_FULL=1: every configuration;
-#   COVERAGE_TIMEOUT (default 600): per-test time limit in seconds.
+#   COVERAGE_TIMEOUT (default 300): per-test time limit in seconds.
 set -uo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 <builddir>" >&2; exit 2; }
 mkdir -p "$1" && build=$(cd "$1" && pwd) || exit 2
@@ -85,7 +85,7 @@ t_build=$((SECONDS - t0))
 is_cov_dat() { head -c 32 "$1" 2>/dev/null | grep -q 'SystemC::Coverage'; }
 while IFS= read -r -d '' f; do is_cov_dat "$f" && rm -f "$f"; done < <(find "$cov" -name '*.dat' -print0)
 echo "coverage: running ctest -L $label"
-ctest --test-dir "$cov" -L "$label" -E "_NOT_BUILT\$" -j "$jobs" --timeout "${COVERAGE_TIMEOUT:-600}" --output-on-failure >"$cov/ctest.log" 2>&1
+ctest --test-dir "$cov" -L "$label" -E "_NOT_BUILT\$" -j "$jobs" --timeout "${COVERAGE_TIMEOUT:-300}" --output-on-failure >"$cov/ctest.log" 2>&1
 test_rc=$?
 grep -E 'tests passed|tests failed' "$cov/ctest.log" | sed 's/^/coverage: /'
 if [[ $test_rc -ne 0 ]]; then
@@ -103,7 +103,7 @@ fi
 rm -rf "$report"; mkdir -p "$report"
 verilator_coverage --write "$report/merged.dat" "${dats[@]}" >/dev/null
 verilator_coverage --write-info "$report/all.info" "${dats[@]}" >/dev/null
-if ! lcov --quiet --extract "$report/all.info" "$root/rtl/*" --output-file "$report/coverage.info" >"$report/lcov.log" 2>&1 \
+if ! lcov --quiet --extract "$report/all.info" "*/rtl/*" --output-file "$report/coverage.info" >"$report/lcov.log" 2>&1 \
    || ! grep -q '^SF:' "$report/coverage.info"; then
   cat "$report/lcov.log" >&2; echo "coverage: no rtl/ source in the coverage data" >&2; exit 1
 fi
@@ -123,7 +123,7 @@ done
 # 4. Summary.
 # Points by kind (Verilator: line = statement blocks, branch = if/case arms, toggle = each bit of
 # each signal of each instance, both ways), rtl/ only.
-points=$(python3 - "$report/merged.dat" "$root/rtl/" <<'EOF'
+points=$(python3 - "$report/merged.dat" "/rtl/" <<'EOF'
 import re, sys
 tot, hit = {}, {}
 for line in open(sys.argv[1], errors="replace"):
@@ -132,7 +132,7 @@ for line in open(sys.argv[1], errors="replace"):
     body, _, count = line.rstrip().rpartition("' ")
     f = re.search("\x01f\x02([^\x01]*)", body)
     k = re.search("\x01page\x02v_([a-z]+)", body)
-    if not f or not k or not f.group(1).startswith(sys.argv[2]):
+    if not f or not k or sys.argv[2] not in f.group(1):
         continue
     kind = k.group(1)
     tot[kind] = tot.get(kind, 0) + 1
@@ -145,7 +145,7 @@ lcov --list "$report/coverage.info" 2>/dev/null | sed -n '/^\[/,$p' | sed "s#$ro
 summary=$(lcov --summary "$report/coverage.info" 2>&1 | grep -E 'lines' | sed 's/^ *//')
 echo "coverage: rtl/ $summary"
 [[ -n "$points" ]] && echo "coverage: rtl/ points by kind: $points"
-[[ -n "$ann" ]] && echo "coverage: rtl/ source lines with every point hit: $ann"
+[[ -n "$ann" ]] && echo "coverage: rtl/ annotated lines hit (a line's points summed over instances and bits): $ann"
 echo "coverage: HTML report  $report/index.html"
 echo "coverage: annotated    $report/annotated/  ('%' lines: never hit)"
 echo "coverage: ($((SECONDS - t0)) s, of which build ${t_build} s)"

@@ -12,10 +12,12 @@ converted. Layout:
   * the top block's group is open; a sub-instance is open only when it is small and not part of an
     array; arrays (generate loops, 4 or more elements) and unpacked memories (`mem[0]`, `mem[1]`,
     ...) get a closed group of their own;
-  * the Verilated wrapper scope (`top`, whose signals repeat the DUT's ports) is left out;
-    Verilog loop variables (`unnamedblk*` scopes) are skipped;
-  * `[dumpfile]` is the FST's path relative to the save file's folder, so the pair can be moved or
-    shared together; nothing in the file is an absolute path.
+  * the Verilated wrapper scope (`top`, whose signals repeat the DUT's ports) is left out, and a
+    package scope beside the DUT (`weft_pkg`) follows it, closed; Verilog loop variables
+    (`unnamedblk*` scopes) are skipped;
+  * `[dumpfile]` (the FST's path relative to the save file's folder) and `[savefile]` (its own
+    name) are both relative: GTKWave then finds the FST beside the save file from any current
+    directory, so the pair can be moved or shared together; nothing in the file is absolute.
 
 Usage: gen_gtkw.py WAVE.fst [-o WAVE.gtkw] [--end-time T] [--width PX]
 The initial zoom fits the whole run (start and end time from the FST header block).

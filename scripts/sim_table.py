@@ -80,8 +80,8 @@ def main() -> int:
     ap.add_argument("--build", default="build", help="CMake build directory (default: build)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="tests run at once")
     ap.add_argument("--filter", help="only tests whose name matches this regex (ctest -R)")
-    ap.add_argument("--timeout", type=int, default=600,
-                    help="per-test timeout in seconds for tests without their own TIMEOUT (default 600; 0: none)")
+    ap.add_argument("--timeout", type=int, default=300,
+                    help="per-test timeout in seconds for tests without their own TIMEOUT (default 300; 0: none)")
     ap.add_argument("--quiet", action="store_true", help="do not echo CTest's progress lines")
     a = ap.parse_args()
 

@@ -81,7 +81,8 @@ echo "wave: $fst ($size): fst2vcd reads it back: $vars"
 gtkw="${fst%.fst}.gtkw"
 python3 "$here/gen_gtkw.py" "$fst" -o "$gtkw" | sed 's/^/wave: layout: /' || { echo "wave: gen_gtkw.py failed" >&2; exit 1; }
 
-rel_gtkw=$(python3 -c 'import os,sys; print(os.path.relpath(sys.argv[1]))' "$gtkw")
+# Shown relative to the current directory when it is below it (make: build/waves/...).
+rel_gtkw=$(python3 -c 'import os,sys; r = os.path.relpath(sys.argv[1]); print(sys.argv[1] if r.startswith("..") else r)' "$gtkw")
 if [[ -n "${DISPLAY:-}" ]] && command -v gtkwave >/dev/null; then
   echo "wave: opening: gtkwave $rel_gtkw"
   gtkwave "$gtkw" >/dev/null 2>&1 &

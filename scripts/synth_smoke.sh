@@ -6,6 +6,8 @@
 #   pe                 weft_pe (defaults)                          -> exactly 1 MULT18X18D
 #   tensor_unit_4x4    weft_tensor_unit Rows=4 Cols=4 AccDepth=1024 -> >= 16 MULT18X18D (one per PE),
 #                                                                     DP16KD (accumulator)
+#   csr                weft_csr (defaults, generated from rtl/host/weft_regs.rdl) -> flops for every
+#                                                                     stored field (>= 750 TRELLIS_FF)
 # Every rtl/**/*.sv is read (`read_verilog -sv`, SYNTHESIS defined, include dir rtl/common), the
 # parameters are set with `chparam`, then `synth_ecp5 -top`. Per design, <outdir> gets the Yosys
 # script (.ys), log (.log) and `stat` report (.stat.txt, .stat.json). Prints a table and exits 1 if
@@ -25,6 +27,7 @@ DESIGNS=(
   "sram_1r1w_512x32 | weft_sram_1r1w   | Depth=512 Width=32          | DP16KD>=1"
   "pe               | weft_pe          |                             | MULT18X18D==1"
   "tensor_unit_4x4  | weft_tensor_unit | Rows=4 Cols=4 AccDepth=1024 | MULT18X18D>=16 DP16KD>=1"
+  "csr              | weft_csr         |                             | TRELLIS_FF>=750"
 )
 
 if [[ -n "${YOSYS:-}" ]]; then

@@ -19,6 +19,8 @@ APT_DEPS=(
   "libgtest-dev dpkg"
   "libcli11-dev dpkg"
   "libfmt-dev   dpkg"
+  "gcc-riscv64-unknown-elf cmd:riscv64-unknown-elf-gcc"
+  "qemu-user    cmd:qemu-riscv32"
   "gtkwave      cmd:fst2vcd"
   "lcov         cmd:genhtml"
   "python3      cmd:python3"

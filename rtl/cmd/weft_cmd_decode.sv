@@ -1,0 +1,466 @@
+// weft_cmd_decode: assembles descriptors from the fetch buffer, validates them and dispatches
+// them in ring order (docs/programming-model.md, docs/cmd.md).
+//
+// One descriptor at a time: FILL (64/BusBytes beats) -> CHECK -> DISPATCH.
+// CHECK first tests the fields (one cycle), in this order: SEQ (word 1 = index), OPCODE, SIZE,
+// ALIGN, ACC_RANGE; then the extents, one multiply-add per cycle on a shared 32 x 20 multiplier:
+//   LOAD / STORE_SPAD  last line spad_addr + (rows-1)*spad_stride + row_lines-1 < spad_lines
+//                      (SPAD_RANGE), then the host extent in one window (WINDOW)
+//   STORE_ACC          with load_params: params_addr + cols-1 < spad_lines, then the host
+//                      extent host_addr + (m-1)*host_stride + (pack ? n : 4n) (WINDOW, write)
+//   COMPUTE            A: a_addr + (kt-1)*a_tile_stride + (m-1)*a_row_stride; W: the last row of
+//                      the last tile and (kt >= 2) the last row of the tile before it
+// The first failing check is reported (held until the error register takes it) and the
+// descriptor is not dispatched; decoding then stops until the queue reset.
+// DISPATCH waits for: go_i (enabled, no reset pending), a free ROB entry, room in the
+// engine's queue, no recorded error at or before this index, and for FENCE an empty ROB.
+// NOP and FENCE are allocated completed. WAIT_LOAD/COMPUTE/STORE become a dependency on the
+// latest earlier descriptor of that engine (engines complete in order), so every engine
+// descriptor carries five backward distances {wait_store, wait_compute, wait_load, dep1, dep0}.
+`include "weft_assert.svh"
+
+module weft_cmd_decode #(
+  parameter int  DataW     = 128,
+  parameter int  Rows      = 16,
+  parameter int  Cols      = 16,
+  parameter int  AccDepth  = 512,
+  parameter int  SpadLines = 16384,
+  parameter int  NumWin    = 4,
+  localparam int BB        = DataW / 8,
+  localparam int BbW       = $clog2(BB),
+  localparam int Bpd       = 64 / BB,
+  localparam int BeatW     = (Bpd > 1) ? $clog2(Bpd) : 1,
+  localparam int NWords    = 11                 // words 2..12 go to the engines
+) (
+  input  logic                  clk_i,
+  input  logic                  rst_ni,
+  input  logic                  clear_i,
+  // beats from the fetch buffer
+  input  logic                  in_valid_i,
+  output logic                  in_ready_o,
+  input  logic [DataW-1:0]      in_data_i,
+  // configuration
+  input  logic [63:0]           ring_base_i,
+  input  logic [4:0]            ring_log2_i,
+  input  logic [NumWin*64-1:0]  win_base_i,
+  input  logic [NumWin*64-1:0]  win_limit_i,
+  input  logic [NumWin-1:0]     win_read_i,
+  input  logic [NumWin-1:0]     win_write_i,
+  // queue state
+  input  logic                  go_i,
+  input  logic [31:0]           idx_i,          // index of the next descriptor (ROB write pointer)
+  input  logic [31:0]           rptr_i,         // oldest descriptor in flight
+  input  logic                  rob_space_i,
+  input  logic                  rob_empty_i,
+  input  logic                  err_valid_i,
+  input  logic [31:0]           err_idx_i,
+  input  logic [2:0]            q_ready_i,      // engine queues: {store, compute, load}
+  // dispatch (one-cycle pulse)
+  output logic                  disp_valid_o,
+  output logic [2:0]            disp_engine_o,  // one-hot {store, compute, load}; 0 = NOP/FENCE
+  output logic [7:0]            disp_op_o,
+  output logic                  disp_irq_o,
+  output logic [31:0]           disp_idx_o,
+  output logic [39:0]           disp_deps_o,
+  output logic [NWords*32-1:0]  disp_words_o,
+  output logic                  empty_o,        // no descriptor held
+  // error report (held until accepted)
+  output logic                  err_valid_o,
+  input  logic                  err_ready_i,
+  output logic [7:0]            err_code_o,
+  output logic [31:0]           err_idx_o,
+  output logic [63:0]           err_addr_o
+);
+
+  if (Bpd < 1 || Bpd * BB != 64) begin : g_bad_dataw
+    `WEFT_ELAB_ERROR("weft_cmd_decode: DataW must divide 512")
+  end
+  if (Rows < 2 || Rows > 32 || Cols < 2 || Cols > 32) begin : g_bad_rc
+    `WEFT_ELAB_ERROR("weft_cmd_decode: Rows and Cols must be in 2..32")
+  end
+
+  localparam int          Bank    = AccDepth / 2;
+  localparam logic [31:0] MaxLen  = 32'h0010_0000;   // 2^20: row_bytes, rows, k
+  // t_max = floor((k-1) / Rows) = ((k-1) * DivM) >> DivS, exact for k-1 < 2^20
+  // (Granlund-Montgomery: DivS = 20 + ceil(log2 Rows), DivM = ceil(2^DivS / Rows)).
+  localparam int          DivS    = 20 + $clog2(Rows);
+  localparam int          DivM    = ((1 << DivS) + Rows - 1) / Rows;
+
+  typedef enum logic [2:0] {DFill, DCheck, DDisp, DErr, DStop} dstate_e;
+  dstate_e state_q, state_d;
+
+  logic [511:0]     desc_q, desc_d;
+  logic [BeatW-1:0] beat_q, beat_d;
+  logic [2:0]       step_q, step_d;
+  logic [65:0]      acc_q, acc_d;
+  logic [7:0]       ecode_q, ecode_d;
+  logic [63:0]      eaddr_q, eaddr_d;
+  logic [31:0]      last_idx_q [3];
+  logic [31:0]      last_idx_d [3];
+  logic [2:0]       last_v_q, last_v_d;
+
+  // ---------------------------------------------------------------- fields
+  function automatic logic [31:0] word(input logic [511:0] d, input int i);
+    word = d[32*i +: 32];
+  endfunction
+
+  logic [31:0] w [16];
+  for (genvar i = 0; i < 16; i++) begin : g_w
+    assign w[i] = word(desc_q, i);
+  end
+
+  logic [7:0]  op, flags, dep0, dep1;
+  assign op    = w[0][7:0];
+  assign flags = w[0][15:8];
+  assign dep0  = w[0][23:16];
+  assign dep1  = w[0][31:24];
+
+  logic is_nop, is_fence, is_load, is_sspad, is_comp, is_sacc, is_xfer, op_ok;
+  assign is_nop   = (op == weft_pkg::OpNop);
+  assign is_fence = (op == weft_pkg::OpFence);
+  assign is_load  = (op == weft_pkg::OpLoad);
+  assign is_sspad = (op == weft_pkg::OpStoreSpad);
+  assign is_comp  = (op == weft_pkg::OpCompute);
+  assign is_sacc  = (op == weft_pkg::OpStoreAcc);
+  assign is_xfer  = is_load || is_sspad;
+  assign op_ok    = is_nop || is_fence || is_xfer || is_comp || is_sacc;
+
+  // LOAD / STORE_SPAD
+  logic [63:0] x_host;
+  logic [31:0] x_row_bytes, x_rows, x_hstride, x_saddr, x_sstride;
+  assign x_host      = {w[3], w[2]};
+  assign x_row_bytes = w[4];
+  assign x_rows      = w[5];
+  assign x_hstride   = w[6];
+  assign x_saddr     = w[7];
+  assign x_sstride   = w[8];
+  // COMPUTE
+  logic [31:0] c_a_addr, c_ars, c_ats, c_w_addr, c_wrs, c_wts, c_m, c_k, c_acc;
+  assign c_a_addr = w[2];
+  assign c_ars    = w[3];
+  assign c_ats    = w[4];
+  assign c_w_addr = w[5];
+  assign c_wrs    = w[6];
+  assign c_wts    = w[7];
+  assign c_m      = w[8];
+  assign c_k      = w[9];
+  assign c_acc    = w[10];
+  // STORE_ACC
+  logic [63:0] s_host;
+  logic [31:0] s_hstride, s_m, s_acc, s_n, s_params;
+  logic        s_pack, s_lparams;
+  assign s_host    = {w[3], w[2]};
+  assign s_hstride = w[4];
+  assign s_m       = w[5];
+  assign s_acc     = w[6];
+  assign s_n       = w[7];
+  assign s_pack    = w[8][2];
+  assign s_lparams = w[8][3];
+  assign s_params  = w[9];
+
+  // Accumulator rows of the bank: acc < AccDepth and (acc mod Bank) + m <= Bank.
+  function automatic logic acc_bad(input logic [31:0] acc, input logic [31:0] m);
+    acc_bad = (acc >= 32'(AccDepth)) || ((acc % 32'(Bank)) + m > 32'(Bank));
+  endfunction
+
+  function automatic logic misaligned(input logic [31:0] v);
+    misaligned = ((v & 32'(BB - 1)) != 32'd0);
+  endfunction
+
+  // k-tiles: t_max = kt - 1, rows of the last tile minus one.
+  logic [19:0] km1;   // k - 1 (k in 1..2^20 after the SIZE check)
+  logic [47:0] div_prod;
+  logic [19:0] t_max, t_max_m1;
+  logic [19:0] rlast_m1;
+  assign km1      = c_k[19:0] - 20'd1;
+  assign div_prod = 48'(km1) * 48'(DivM);
+  assign t_max    = 20'(div_prod >> DivS);
+  assign t_max_m1 = (t_max == '0) ? '0 : t_max - 20'd1;
+  assign rlast_m1 = km1 - 20'(32'(t_max) * 32'(Rows));
+
+  // ---------------------------------------------------------------- field checks
+  logic [7:0] simple_err;
+  always_comb begin : p_simple
+    simple_err = weft_pkg::ErrNone;
+    if (w[1] != idx_i) begin
+      simple_err = weft_pkg::ErrSeq;
+    end else if (!op_ok) begin
+      simple_err = weft_pkg::ErrOpcode;
+    end else if (is_xfer) begin
+      if (x_row_bytes == '0 || x_row_bytes > MaxLen || x_rows == '0 || x_rows > MaxLen) begin
+        simple_err = weft_pkg::ErrSize;
+      end else if (misaligned(x_host[31:0]) || misaligned(x_row_bytes) || misaligned(x_hstride)) begin
+        simple_err = weft_pkg::ErrAlign;
+      end
+    end else if (is_comp) begin
+      if (c_m == '0 || c_m > 32'(Bank) || c_k == '0 || c_k > MaxLen) begin
+        simple_err = weft_pkg::ErrSize;
+      end else if (acc_bad(c_acc, c_m)) begin
+        simple_err = weft_pkg::ErrAccRange;
+      end
+    end else if (is_sacc) begin
+      if (s_m == '0 || s_m > 32'(Bank) || s_n == '0 || s_n > 32'(Cols)) begin
+        simple_err = weft_pkg::ErrSize;
+      end else if (misaligned(s_host[31:0]) || misaligned(s_hstride)) begin
+        simple_err = weft_pkg::ErrAlign;
+      end else if (acc_bad(s_acc, s_m)) begin
+        simple_err = weft_pkg::ErrAccRange;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- extent steps
+  logic        mac_clr, chk_spad, chk_win, chk_write, last_step;
+  logic [63:0] mac_base, win_start;
+  logic [31:0] mac_x, mac_c;
+  logic [19:0] mac_y;
+
+  always_comb begin : p_steps
+    mac_clr   = 1'b1;
+    mac_base  = '0;
+    mac_x     = '0;
+    mac_y     = '0;
+    mac_c     = '0;
+    chk_spad  = 1'b0;
+    chk_win   = 1'b0;
+    chk_write = 1'b0;
+    last_step = 1'b0;
+    win_start = x_host;
+    if (is_xfer) begin
+      chk_write = is_sspad;
+      unique case (step_q)
+        3'd0: begin
+          mac_base = 64'(x_saddr);
+          mac_x    = x_sstride;
+          mac_y    = 20'(x_rows - 32'd1);
+          mac_c    = (x_row_bytes >> BbW) - 32'd1;
+        end
+        3'd1: begin
+          chk_spad = 1'b1;
+          mac_base = x_host;
+          mac_x    = x_hstride;
+          mac_y    = 20'(x_rows - 32'd1);
+          mac_c    = x_row_bytes;
+        end
+        default: begin
+          chk_win   = 1'b1;
+          last_step = 1'b1;
+        end
+      endcase
+    end else if (is_sacc) begin
+      chk_write = 1'b1;
+      win_start = s_host;
+      unique case (step_q)
+        3'd0: begin
+          mac_base = 64'(s_params);
+          mac_c    = 32'(Cols - 1);
+        end
+        3'd1: begin
+          chk_spad = s_lparams;
+          mac_base = s_host;
+          mac_x    = s_hstride;
+          mac_y    = 20'(s_m - 32'd1);
+          mac_c    = s_pack ? s_n : {s_n[29:0], 2'b00};
+        end
+        default: begin
+          chk_win   = 1'b1;
+          last_step = 1'b1;
+        end
+      endcase
+    end else if (is_comp) begin
+      unique case (step_q)
+        3'd0: begin
+          mac_base = 64'(c_a_addr);
+          mac_x    = c_ats;
+          mac_y    = t_max;
+        end
+        3'd1: begin
+          mac_clr = 1'b0;
+          mac_x   = c_ars;
+          mac_y   = 20'(c_m - 32'd1);
+        end
+        3'd2: begin
+          chk_spad = 1'b1;
+          mac_base = 64'(c_w_addr);
+          mac_x    = c_wts;
+          mac_y    = t_max;
+        end
+        3'd3: begin
+          mac_clr = 1'b0;
+          mac_x   = c_wrs;
+          mac_y   = rlast_m1;
+        end
+        3'd4: begin
+          chk_spad = 1'b1;
+          mac_base = 64'(c_w_addr);
+          mac_x    = c_wts;
+          mac_y    = t_max_m1;
+        end
+        3'd5: begin
+          mac_clr = 1'b0;
+          mac_x   = c_wrs;
+          mac_y   = (t_max == '0) ? '0 : 20'(Rows - 1);
+        end
+        default: begin
+          chk_spad  = 1'b1;
+          last_step = 1'b1;
+        end
+      endcase
+    end else begin
+      last_step = 1'b1;
+    end
+  end
+
+  logic [51:0] mac_prod;
+  assign mac_prod = 52'(mac_x) * 52'(mac_y);
+  assign acc_d    = (mac_clr ? {2'b00, mac_base} : acc_q) + 66'(mac_prod) + 66'(mac_c);
+
+  // Window check of [win_start, acc_q): inside one window with the permission.
+  logic win_ok;
+  always_comb begin : p_win
+    win_ok = 1'b0;
+    for (int i = 0; i < NumWin; i++) begin
+      if ((chk_write ? win_write_i[i] : win_read_i[i]) &&
+          win_start >= win_base_i[i*64 +: 64] &&
+          acc_q[65:64] == 2'b00 && acc_q[63:0] <= win_limit_i[i*64 +: 64]) begin
+        win_ok = 1'b1;
+      end
+    end
+  end
+
+  logic spad_bad;
+  assign spad_bad = (acc_q >= 66'(SpadLines));
+
+  // Host address of the descriptor itself (error address of the non-host errors).
+  logic [63:0] desc_addr;
+  logic [16:0] ring_mask;
+  assign ring_mask = (17'd1 << ring_log2_i) - 17'd1;
+  assign desc_addr = ring_base_i + {41'd0, idx_i[16:0] & ring_mask, 6'd0};
+
+  // ---------------------------------------------------------------- dispatch
+  logic [2:0]  engine;
+  logic        order_ok, eng_ready, disp_fire;
+  logic [31:0] dist_from_rptr;
+  assign engine         = {is_sacc || is_sspad, is_comp, is_load};
+  assign dist_from_rptr = idx_i - rptr_i;
+  assign order_ok       = !err_valid_i || (dist_from_rptr < (err_idx_i - rptr_i));
+  assign eng_ready      = (engine == 3'b000) || ((engine & q_ready_i) != 3'b000);
+  assign disp_fire      = (state_q == DDisp) && go_i && order_ok && rob_space_i && eng_ready &&
+                          (!is_fence || rob_empty_i);
+
+  // WAIT_* flags as distances to the latest earlier descriptor of that engine.
+  logic [7:0] wait_dist [3];
+  always_comb begin : p_wait
+    for (int e = 0; e < 3; e++) begin
+      logic [31:0] d;
+      d = idx_i - last_idx_q[e];
+      wait_dist[e] = '0;
+      if (flags[1 + e] && last_v_q[e] && d < 32'd256) wait_dist[e] = d[7:0];
+    end
+  end
+
+  // ---------------------------------------------------------------- state
+  always_comb begin : p_next
+    state_d  = state_q;
+    desc_d   = desc_q;
+    beat_d   = beat_q;
+    step_d   = step_q;
+    ecode_d  = ecode_q;
+    eaddr_d  = eaddr_q;
+    last_v_d = last_v_q;
+    for (int e = 0; e < 3; e++) last_idx_d[e] = last_idx_q[e];
+
+    unique case (state_q)
+      DFill: begin
+        if (in_valid_i) begin
+          desc_d[32'(beat_q) * DataW +: DataW] = in_data_i;
+          if (beat_q == BeatW'(Bpd - 1)) begin
+            beat_d  = '0;
+            step_d  = '0;
+            state_d = DCheck;
+          end else begin
+            beat_d = beat_q + 1'b1;
+          end
+        end
+      end
+      DCheck: begin
+        step_d = step_q + 3'd1;
+        if (step_q == 3'd0 && simple_err != weft_pkg::ErrNone) begin
+          ecode_d = simple_err;
+          eaddr_d = (simple_err == weft_pkg::ErrAlign) ? win_start : desc_addr;
+          state_d = DErr;
+        end else if (chk_spad && spad_bad) begin
+          ecode_d = weft_pkg::ErrSpadRange;
+          eaddr_d = desc_addr;
+          state_d = DErr;
+        end else if (chk_win && !win_ok) begin
+          ecode_d = weft_pkg::ErrWindow;
+          eaddr_d = win_start;
+          state_d = DErr;
+        end else if (last_step) begin
+          state_d = DDisp;
+        end
+      end
+      DDisp: begin
+        if (disp_fire) begin
+          state_d = DFill;
+          for (int e = 0; e < 3; e++) begin
+            if (engine[e]) begin
+              last_idx_d[e] = idx_i;
+              last_v_d[e]   = 1'b1;
+            end
+          end
+        end
+      end
+      DErr: begin
+        if (err_ready_i) state_d = DStop;
+      end
+      DStop: ;
+      default: state_d = DFill;
+    endcase
+
+    if (clear_i) begin
+      state_d  = DFill;
+      beat_d   = '0;
+      last_v_d = '0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
+    if (!rst_ni) begin
+      state_q  <= DFill;
+      beat_q   <= '0;
+      step_q   <= '0;
+      last_v_q <= '0;
+    end else begin
+      state_q  <= state_d;
+      beat_q   <= beat_d;
+      step_q   <= step_d;
+      last_v_q <= last_v_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin : p_data
+    desc_q  <= desc_d;
+    acc_q   <= acc_d;
+    ecode_q <= ecode_d;
+    eaddr_q <= eaddr_d;
+    for (int e = 0; e < 3; e++) last_idx_q[e] <= last_idx_d[e];
+  end
+
+  assign in_ready_o    = (state_q == DFill);
+  assign empty_o       = (state_q == DFill) && (beat_q == '0);
+  assign disp_valid_o  = disp_fire;
+  assign disp_engine_o = engine;
+  assign disp_op_o     = op;
+  assign disp_irq_o    = flags[0];
+  assign disp_idx_o    = idx_i;
+  assign disp_deps_o   = {wait_dist[2], wait_dist[1], wait_dist[0], dep1, dep0};
+  assign disp_words_o  = desc_q[64 +: NWords*32];
+
+  assign err_valid_o = (state_q == DErr);
+  assign err_code_o  = ecode_q;
+  assign err_idx_o   = idx_i;
+  assign err_addr_o  = eaddr_q;
+
+endmodule

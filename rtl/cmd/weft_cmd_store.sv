@@ -1,0 +1,501 @@
+// weft_cmd_store: the store engine. Runs STORE_SPAD and STORE_ACC descriptors in ring order, one
+// at a time, through DMA write client wr0.
+//
+// STORE_SPAD: request (host extent) -> after wr_start, scratchpad lines in row order through
+//   read port S into a FIFO (credit-limited) -> wr0 beats.
+// STORE_ACC: with load_params, first the Cols parameter lines params_addr + c are read and
+//   written to the tensor unit's per-column registers (pc_*: bias = bits 31:0, multiplier or
+//   scale = 63:32, shift = 69:64). The engine runs one descriptor at a time and a STORE_ACC ends
+//   only after its last row left the tensor unit, so no DRAIN of this engine is in flight then.
+//   Then the DMA request (m rows of pack ? n : 4n bytes) and the tensor unit DRAIN command; after
+//   wr_start each output row o_* becomes ceil(row_bytes / BusBytes) beats on wr0.
+// Done (ROB) on the DMA's wr_done without error. A DMA error (checks or bus) ends the transfer:
+// the engine stops sending, takes back every scratchpad read in flight or drains the remaining
+// tensor-unit rows into nothing (a DRAIN not yet issued is dropped), then reports the error.
+`include "weft_assert.svh"
+
+module weft_cmd_store #(
+  parameter int  Cols      = 16,
+  parameter int  AccDepth  = 512,
+  parameter int  DataW     = 128,
+  parameter int  SpadLines = 16384,
+  parameter int  Inflight  = 16,
+  parameter int  QDepth    = 4,
+  parameter int  DFifo     = 6,
+  localparam int BB        = DataW / 8,
+  localparam int BbW       = $clog2(BB),
+  localparam int LineAw    = $clog2(SpadLines),
+  localparam int TagW      = $clog2(Inflight),
+  localparam int AccAw     = $clog2(AccDepth),
+  localparam int RowsW     = AccAw + 1,
+  localparam int ColIdxW   = (Cols > 1) ? $clog2(Cols) : 1,
+  localparam int QW        = 32 + 40 + 11 * 32
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  input  logic                 clear_i,
+  input  logic                 hold_i,
+  // queue
+  input  logic                 push_i,
+  input  logic [31:0]          push_idx_i,
+  input  logic [39:0]          push_deps_i,
+  input  logic [11*32-1:0]     push_words_i,   // descriptor words 2..12 (and the opcode below)
+  input  logic                 push_acc_i,     // STORE_ACC (else STORE_SPAD)
+  output logic                 q_ready_o,
+  // ROB state
+  input  logic [31:0]          rptr_i,
+  input  logic [Inflight-1:0]  rob_done_i,
+  input  logic                 err_valid_i,
+  input  logic [31:0]          err_idx_i,
+  // scratchpad read port S
+  output logic                 s_req_valid_o,
+  input  logic                 s_req_ready_i,
+  output logic [LineAw-1:0]    s_req_addr_o,
+  input  logic                 s_rsp_valid_i,
+  input  logic [DataW-1:0]     s_rsp_data_i,
+  // DMA write client
+  output logic                 req_valid_o,
+  input  logic                 req_ready_i,
+  output logic [63:0]          req_addr_o,
+  output logic [31:0]          req_row_bytes_o,
+  output logic [31:0]          req_rows_o,
+  output logic [31:0]          req_stride_o,
+  input  logic                 start_i,
+  output logic                 wr_valid_o,
+  input  logic                 wr_ready_i,
+  output logic [DataW-1:0]     wr_data_o,
+  input  logic                 dma_done_i,
+  input  logic [7:0]           dma_err_i,
+  input  logic [63:0]          dma_addr_i,
+  // tensor unit: DRAIN command, parameters, output rows
+  output logic                 dcmd_valid_o,
+  input  logic                 dcmd_ready_i,
+  output logic [RowsW-1:0]     dcmd_rows_o,
+  output logic [AccAw-1:0]     dcmd_addr_o,
+  output logic [1:0]           dcmd_mode_o,
+  output logic                 dcmd_pack_o,
+  output logic [31:0]          dcmd_zp_o,
+  output logic [31:0]          dcmd_act_min_o,
+  output logic [31:0]          dcmd_act_max_o,
+  output logic                 pc_we_o,
+  output logic [ColIdxW-1:0]   pc_idx_o,
+  output logic [31:0]          pc_bias_o,
+  output logic [31:0]          pc_mult_o,
+  output logic [5:0]           pc_shift_o,
+  input  logic                 o_valid_i,
+  output logic                 o_ready_o,
+  input  logic [Cols*32-1:0]   o_data_i,
+  // completion, error, status
+  output logic                 done_valid_o,
+  output logic [TagW-1:0]      done_tag_o,
+  output logic                 err_valid_o,
+  input  logic                 err_ready_i,
+  output logic [7:0]           err_code_o,
+  output logic [31:0]          err_idx_o,
+  output logic [63:0]          err_addr_o,
+  output logic                 busy_o,
+  output logic                 q_empty_o,
+  output logic                 wait_dep_o
+);
+
+  if (Cols * 8 > DataW || DataW < 128) begin : g_bad_width
+    `WEFT_ELAB_ERROR("weft_cmd_store: Cols*8 must fit in a line and DataW >= 128 (a parameter line holds 70 bits)")
+  end
+  if (DFifo < 4) begin : g_bad_fifo
+    `WEFT_ELAB_ERROR("weft_cmd_store: DFifo must be >= 4")
+  end
+
+  localparam int PadW = 4 * DataW;                 // an INT32 row is at most 4 beats
+  localparam int DcW  = $clog2(DFifo + 1);
+
+  typedef enum logic [2:0] {SIdle, SParams, SReq, SStart, SData, SWaitDone, SFlush, SErr} sstate_e;
+  sstate_e state_q, state_d;
+
+  // ---------------------------------------------------------------- queue and start
+  logic          q_valid, q_pop;
+  logic [QW:0]   q_data;
+  logic [$clog2(QDepth+1)-1:0] q_usage;
+
+  weft_fifo #(.Width(QW + 1), .Depth(QDepth)) u_queue (
+    .clk_i,
+    .rst_ni,
+    .flush_i     (clear_i),
+    .in_valid_i  (push_i),
+    .in_ready_o  (q_ready_o),
+    .in_data_i   ({push_acc_i, push_words_i, push_deps_i, push_idx_i}),
+    .out_valid_o (q_valid),
+    .out_ready_i (q_pop),
+    .out_data_o  (q_data),
+    .usage_o     (q_usage)
+  );
+
+  logic [31:0] h_idx;
+  logic [39:0] h_deps;
+  logic [31:0] h_w [2:12];
+  logic        h_acc;
+  assign h_idx  = q_data[31:0];
+  assign h_deps = q_data[71:32];
+  assign h_acc  = q_data[QW];
+  for (genvar i = 2; i <= 12; i++) begin : g_hw
+    assign h_w[i] = q_data[72 + (i-2)*32 +: 32];
+  end
+
+  logic met, order_ok;
+  weft_cmd_depchk #(.Inflight(Inflight)) u_dep (
+    .idx_i       (h_idx),
+    .deps_i      (h_deps),
+    .rptr_i,
+    .done_i      (rob_done_i),
+    .err_valid_i,
+    .err_idx_i,
+    .met_o       (met),
+    .order_ok_o  (order_ok)
+  );
+
+  logic start;
+  assign start = (state_q == SIdle) && q_valid && met && order_ok && !hold_i;
+  assign q_pop = start;
+
+  // ---------------------------------------------------------------- running descriptor
+  logic              acc_q, acc_d;
+  logic [31:0]       idx_q, idx_d;
+  logic [63:0]       host_q, host_d;
+  logic [31:0]       rbytes_q, rbytes_d, rows_q, rows_d, hstride_q, hstride_d;
+  // STORE_SPAD walk
+  logic [LineAw-1:0] sstride_q, sstride_d, rowbase_q, rowbase_d, ptr_q, ptr_d;
+  logic [31:0]       lines_m1_q, lines_m1_d, col_q, col_d, row_q, row_d;
+  logic              issued_q, issued_d;      // every line requested
+  // STORE_ACC
+  logic [AccAw-1:0]  acc_addr_q, acc_addr_d;
+  logic [1:0]        mode_q, mode_d;
+  logic              pack_q, pack_d, lparams_q, lparams_d;
+  logic [31:0]       zp_q, zp_d, amin_q, amin_d, amax_q, amax_d;
+  logic [2:0]        nbeats_m1_q, nbeats_m1_d;  // beats per output row - 1
+  logic [2:0]        beat_q, beat_d;
+  logic [RowsW-1:0]  osent_q, osent_d;          // output rows taken from the tensor unit
+  logic              dpend_q, dpend_d, dissued_q, dissued_d;
+  logic [ColIdxW:0]  preq_q, preq_d, prsp_q, prsp_d;
+  // error
+  logic [7:0]        ecode_q, ecode_d;
+  logic [63:0]       eaddr_q, eaddr_d;
+
+  // Credits of the STORE_SPAD data FIFO.
+  logic [DcW-1:0]   cred_q, cred_d;
+  logic             df_valid, df_pop, df_in_ready, df_push;
+  logic [DataW-1:0] df_data;
+  logic [DcW-1:0]   df_usage;
+
+  logic             s_fire, o_fire, wr_fire, last_beat, rows_all;
+  logic [PadW-1:0]  o_pad;
+  assign o_pad     = PadW'(o_data_i);
+  assign last_beat = (beat_q == nbeats_m1_q);
+  assign rows_all  = (osent_q == RowsW'(rows_q));
+
+  always_comb begin : p_sreq
+    s_req_valid_o = 1'b0;
+    s_req_addr_o  = ptr_q;
+    if (state_q == SParams) begin
+      s_req_valid_o = (preq_q != (ColIdxW + 1)'(Cols));
+    end else if (state_q == SData && !acc_q) begin
+      s_req_valid_o = !issued_q && (cred_q < DcW'(DFifo));
+    end
+  end
+  assign s_fire = s_req_valid_o && s_req_ready_i;
+
+  // wr0 data
+  always_comb begin : p_wr
+    wr_valid_o = 1'b0;
+    wr_data_o  = df_data;
+    o_ready_o  = 1'b0;
+    df_pop     = 1'b0;
+    if (state_q == SData) begin
+      if (acc_q) begin
+        wr_valid_o = o_valid_i && !rows_all;
+        wr_data_o  = o_pad[32'(beat_q) * DataW +: DataW];
+        o_ready_o  = wr_ready_i && last_beat && !rows_all;
+      end else begin
+        wr_valid_o = df_valid;
+        df_pop     = df_valid && wr_ready_i;
+      end
+    end else if (state_q == SFlush) begin
+      o_ready_o = dissued_q && !rows_all;
+      df_pop    = df_valid;
+    end
+  end
+  assign wr_fire = wr_valid_o && wr_ready_i;
+  assign o_fire  = o_valid_i && o_ready_o;
+
+  always_comb begin : p_next
+    state_d     = state_q;
+    acc_d       = acc_q;
+    idx_d       = idx_q;
+    host_d      = host_q;
+    rbytes_d    = rbytes_q;
+    rows_d      = rows_q;
+    hstride_d   = hstride_q;
+    sstride_d   = sstride_q;
+    rowbase_d   = rowbase_q;
+    ptr_d       = ptr_q;
+    lines_m1_d  = lines_m1_q;
+    col_d       = col_q;
+    row_d       = row_q;
+    issued_d    = issued_q;
+    acc_addr_d  = acc_addr_q;
+    mode_d      = mode_q;
+    pack_d      = pack_q;
+    lparams_d   = lparams_q;
+    zp_d        = zp_q;
+    amin_d      = amin_q;
+    amax_d      = amax_q;
+    nbeats_m1_d = nbeats_m1_q;
+    beat_d      = beat_q;
+    osent_d     = osent_q;
+    dpend_d     = dpend_q;
+    dissued_d   = dissued_q;
+    preq_d      = preq_q;
+    prsp_d      = prsp_q;
+    ecode_d     = ecode_q;
+    eaddr_d     = eaddr_q;
+
+    // Scratchpad walk (parameter lines or STORE_SPAD lines).
+    if (s_fire) begin
+      if (state_q == SParams) begin
+        preq_d = preq_q + 1'b1;
+        ptr_d  = ptr_q + 1'b1;
+      end else if (col_q == lines_m1_q) begin
+        col_d     = '0;
+        row_d     = row_q + 32'd1;
+        rowbase_d = rowbase_q + sstride_q;
+        ptr_d     = rowbase_q + sstride_q;
+        if (row_q + 32'd1 == rows_q) issued_d = 1'b1;
+      end else begin
+        col_d = col_q + 32'd1;
+        ptr_d = ptr_q + 1'b1;
+      end
+    end
+    if (state_q == SParams && s_rsp_valid_i) prsp_d = prsp_q + 1'b1;
+
+    // Output rows of the tensor unit.
+    if (o_fire) osent_d = osent_q + 1'b1;
+    if (state_q == SData && acc_q && wr_fire) beat_d = last_beat ? 3'd0 : beat_q + 3'd1;
+    if (dcmd_valid_o && dcmd_ready_i) begin
+      dpend_d   = 1'b0;
+      dissued_d = 1'b1;
+    end
+
+    unique case (state_q)
+      SIdle: begin
+        if (start) begin
+          acc_d      = h_acc;
+          idx_d      = h_idx;
+          host_d     = {h_w[3], h_w[2]};
+          issued_d   = 1'b0;
+          col_d      = '0;
+          row_d      = '0;
+          beat_d     = '0;
+          osent_d    = '0;
+          dpend_d    = 1'b0;
+          dissued_d  = 1'b0;
+          preq_d     = '0;
+          prsp_d     = '0;
+          if (h_acc) begin
+            hstride_d   = h_w[4];
+            rows_d      = h_w[5];
+            acc_addr_d  = AccAw'(h_w[6]);
+            rbytes_d    = h_w[8][2] ? h_w[7] : {h_w[7][29:0], 2'b00};
+            nbeats_m1_d = h_w[8][2] ? 3'd0 : 3'(({h_w[7][29:0], 2'b00} + 32'(BB - 1)) >> BbW) - 3'd1;
+            mode_d      = h_w[8][1:0];
+            pack_d      = h_w[8][2];
+            lparams_d   = h_w[8][3];
+            ptr_d       = LineAw'(h_w[9]);
+            zp_d        = h_w[10];
+            amin_d      = h_w[11];
+            amax_d      = h_w[12];
+            state_d     = h_w[8][3] ? SParams : SReq;
+          end else begin
+            rbytes_d   = h_w[4];
+            rows_d     = h_w[5];
+            hstride_d  = h_w[6];
+            rowbase_d  = LineAw'(h_w[7]);
+            ptr_d      = LineAw'(h_w[7]);
+            sstride_d  = LineAw'(h_w[8]);
+            lines_m1_d = (h_w[4] >> BbW) - 32'd1;
+            state_d    = SReq;
+          end
+        end
+      end
+      SParams: begin
+        if (prsp_d == (ColIdxW + 1)'(Cols)) state_d = SReq;
+      end
+      SReq: begin
+        if (req_ready_i) begin
+          dpend_d = acc_q;
+          if (start_i) begin
+            state_d = SData;
+          end else if (dma_done_i) begin
+            ecode_d = dma_err_i;
+            eaddr_d = dma_addr_i;
+            state_d = SFlush;
+          end else begin
+            state_d = SStart;
+          end
+        end
+      end
+      SStart: begin
+        if (start_i) begin
+          state_d = SData;
+        end else if (dma_done_i) begin
+          ecode_d = dma_err_i;
+          eaddr_d = dma_addr_i;
+          state_d = SFlush;
+        end
+      end
+      SData: begin
+        if (dma_done_i) begin
+          ecode_d = dma_err_i;
+          eaddr_d = dma_addr_i;
+          state_d = SFlush;
+        end else if (acc_q ? (osent_d == RowsW'(rows_q)) : (issued_q && cred_d == '0)) begin
+          state_d = SWaitDone;
+        end
+      end
+      SWaitDone: begin
+        if (dma_done_i) begin
+          if (dma_err_i != weft_pkg::ErrNone) begin
+            ecode_d = dma_err_i;
+            eaddr_d = dma_addr_i;
+            state_d = SErr;
+          end else begin
+            state_d = SIdle;
+          end
+        end
+      end
+      SFlush: begin
+        // Drop a DRAIN not yet issued; take every row of an issued one; take back the reads.
+        dpend_d = 1'b0;
+        if ((acc_q ? (!dissued_d || osent_d == RowsW'(rows_q)) : (cred_d == '0))) state_d = SErr;
+      end
+      SErr: begin
+        if (err_ready_i) state_d = SIdle;
+      end
+      default: state_d = SIdle;
+    endcase
+    if (clear_i) begin
+      state_d = SIdle;
+      dpend_d = 1'b0;
+    end
+  end
+
+  // STORE_SPAD data FIFO (responses of port S outside SParams).
+  assign df_push = s_rsp_valid_i && (state_q != SParams);
+  assign cred_d  = cred_q + DcW'(s_fire && state_q != SParams) - DcW'(df_pop);
+
+  weft_fifo #(.Width(DataW), .Depth(DFifo)) u_dfifo (
+    .clk_i, .rst_ni, .flush_i (clear_i),
+    .in_valid_i  (df_push),
+    .in_ready_o  (df_in_ready),
+    .in_data_i   (s_rsp_data_i),
+    .out_valid_o (df_valid),
+    .out_ready_i (df_pop),
+    .out_data_o  (df_data),
+    .usage_o     (df_usage)
+  );
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
+    if (!rst_ni) begin
+      state_q <= SIdle;
+      cred_q  <= '0;
+      dpend_q <= 1'b0;
+    end else begin
+      state_q <= state_d;
+      cred_q  <= cred_d;
+      dpend_q <= dpend_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin : p_data
+    acc_q       <= acc_d;
+    idx_q       <= idx_d;
+    host_q      <= host_d;
+    rbytes_q    <= rbytes_d;
+    rows_q      <= rows_d;
+    hstride_q   <= hstride_d;
+    sstride_q   <= sstride_d;
+    rowbase_q   <= rowbase_d;
+    ptr_q       <= ptr_d;
+    lines_m1_q  <= lines_m1_d;
+    col_q       <= col_d;
+    row_q       <= row_d;
+    issued_q    <= issued_d;
+    acc_addr_q  <= acc_addr_d;
+    mode_q      <= mode_d;
+    pack_q      <= pack_d;
+    lparams_q   <= lparams_d;
+    zp_q        <= zp_d;
+    amin_q      <= amin_d;
+    amax_q      <= amax_d;
+    nbeats_m1_q <= nbeats_m1_d;
+    beat_q      <= beat_d;
+    osent_q     <= osent_d;
+    dissued_q   <= dissued_d;
+    preq_q      <= preq_d;
+    prsp_q      <= prsp_d;
+    ecode_q     <= ecode_d;
+    eaddr_q     <= eaddr_d;
+  end
+
+  assign req_valid_o     = (state_q == SReq);
+  assign req_addr_o      = host_q;
+  assign req_row_bytes_o = rbytes_q;
+  assign req_rows_o      = rows_q;
+  assign req_stride_o    = hstride_q;
+
+  assign dcmd_valid_o   = dpend_q;
+  assign dcmd_rows_o    = RowsW'(rows_q);
+  assign dcmd_addr_o    = acc_addr_q;
+  assign dcmd_mode_o    = mode_q;
+  assign dcmd_pack_o    = pack_q;
+  assign dcmd_zp_o      = zp_q;
+  assign dcmd_act_min_o = amin_q;
+  assign dcmd_act_max_o = amax_q;
+
+  assign pc_we_o    = (state_q == SParams) && s_rsp_valid_i;
+  assign pc_idx_o   = ColIdxW'(prsp_q);
+  assign pc_bias_o  = s_rsp_data_i[31:0];
+  assign pc_mult_o  = s_rsp_data_i[63:32];
+  assign pc_shift_o = s_rsp_data_i[69:64];
+
+  assign done_valid_o = (state_q == SWaitDone) && dma_done_i && (dma_err_i == weft_pkg::ErrNone);
+  assign done_tag_o   = TagW'(idx_q);
+
+  assign err_valid_o = (state_q == SErr);
+  assign err_code_o  = ecode_q;
+  assign err_idx_o   = idx_q;
+  assign err_addr_o  = eaddr_q;
+
+  assign busy_o     = (state_q != SIdle);
+  assign q_empty_o  = (q_usage == '0);
+  assign wait_dep_o = (state_q == SIdle) && q_valid && !met;
+
+`ifndef SYNTHESIS
+  always @(posedge clk_i or negedge rst_ni) begin : p_checks
+    if (rst_ni) begin
+      if (df_push) assert (df_in_ready) else $error("weft_cmd_store: data FIFO overflow");
+      assert (df_usage <= cred_q) else $error("weft_cmd_store: FIFO holds more than its credits");
+      if (start_i) assert (state_q == SStart || (state_q == SReq && req_ready_i))
+        else $error("weft_cmd_store: unexpected wr_start");
+      if (dma_done_i) begin
+        assert (state_q == SStart || state_q == SData || state_q == SWaitDone ||
+                (state_q == SReq && req_ready_i))
+          else $error("weft_cmd_store: unexpected wr_done");
+        if (state_q == SData) assert (dma_err_i != weft_pkg::ErrNone)
+          else $error("weft_cmd_store: wr_done without error before the data was sent");
+      end
+      if (o_valid_i) assert (acc_q && dissued_q && !rows_all &&
+                             (state_q == SStart || state_q == SData || state_q == SFlush))
+        else $error("weft_cmd_store: tensor unit output outside a STORE_ACC");
+    end
+  end
+`endif
+
+endmodule

@@ -1,0 +1,83 @@
+// weft_cmd_tumux: shares the tensor unit's command port between the compute engine (COMPUTE)
+// and the store engine (DRAIN).
+//
+// The tensor unit's cmd_ready_o depends on the command's kind (a COMPUTE waits for its queue
+// slot, a DRAIN for the drain engine), so the mux offers one command per cycle: the preferred
+// engine's (sel_q) if it has one, else the other's. When the offered command is not taken,
+// the preference turns to the other engine for the next cycle, so neither blocks the other:
+// a DRAIN waiting for the drain engine never holds back the next COMPUTE, and the reverse.
+module weft_cmd_tumux #(
+  parameter int  AccDepth = 512,
+  localparam int AccAw    = $clog2(AccDepth),
+  localparam int RowsW    = AccAw + 1
+) (
+  input  logic             clk_i,
+  input  logic             rst_ni,
+  // compute engine
+  input  logic             c_valid_i,
+  output logic             c_ready_o,
+  input  logic [RowsW-1:0] c_rows_i,
+  input  logic [AccAw-1:0] c_addr_i,
+  input  logic             c_accumulate_i,
+  input  logic             c_a_signed_i,
+  input  logic [7:0]       c_a_zp_i,
+  // store engine
+  input  logic             d_valid_i,
+  output logic             d_ready_o,
+  input  logic [RowsW-1:0] d_rows_i,
+  input  logic [AccAw-1:0] d_addr_i,
+  input  logic [1:0]       d_mode_i,
+  input  logic             d_pack_i,
+  input  logic [31:0]      d_zp_i,
+  input  logic [31:0]      d_act_min_i,
+  input  logic [31:0]      d_act_max_i,
+  // tensor unit
+  output logic             cmd_valid_o,
+  input  logic             cmd_ready_i,
+  output logic             cmd_op_o,
+  output logic [RowsW-1:0] cmd_rows_o,
+  output logic [AccAw-1:0] cmd_addr_o,
+  output logic             cmd_accumulate_o,
+  output logic             cmd_wreuse_o,
+  output logic             cmd_a_signed_o,
+  output logic [7:0]       cmd_a_zp_o,
+  output logic [1:0]       cmd_mode_o,
+  output logic             cmd_pack_o,
+  output logic [31:0]      cmd_zp_o,
+  output logic [31:0]      cmd_act_min_o,
+  output logic [31:0]      cmd_act_max_o
+);
+
+  logic sel_q, sel_d;   // 1: prefer the store engine
+  logic pick_d;         // offered this cycle: 1 = DRAIN
+
+  assign pick_d = d_valid_i && (sel_q || !c_valid_i);
+
+  assign cmd_valid_o      = c_valid_i || d_valid_i;
+  assign cmd_op_o         = pick_d ? weft_pkg::TuOpDrain : weft_pkg::TuOpCompute;
+  assign cmd_rows_o       = pick_d ? d_rows_i : c_rows_i;
+  assign cmd_addr_o       = pick_d ? d_addr_i : c_addr_i;
+  assign cmd_accumulate_o = c_accumulate_i;
+  assign cmd_wreuse_o     = 1'b0;
+  assign cmd_a_signed_o   = c_a_signed_i;
+  assign cmd_a_zp_o       = c_a_zp_i;
+  assign cmd_mode_o       = d_mode_i;
+  assign cmd_pack_o       = d_pack_i;
+  assign cmd_zp_o         = d_zp_i;
+  assign cmd_act_min_o    = d_act_min_i;
+  assign cmd_act_max_o    = d_act_max_i;
+
+  assign c_ready_o = !pick_d && cmd_ready_i;
+  assign d_ready_o = pick_d && cmd_ready_i;
+
+  always_comb begin : p_sel
+    sel_d = sel_q;
+    if (cmd_valid_o && !cmd_ready_i) sel_d = !pick_d;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
+    if (!rst_ni) sel_q <= 1'b0;
+    else         sel_q <= sel_d;
+  end
+
+endmodule

@@ -1,0 +1,559 @@
+// weft_top: the Weft device (docs/device.md): an AXI4-Lite slave for the registers, an AXI4
+// master for host memory, and a level interrupt.
+//
+//   s_axil_* -> weft_csr (registers) -> weft_cmd (command processor) -> weft_dma -> m_axi_*
+//                                         |  load / compute / store engines
+//                                         v
+//                               weft_spad (scratchpad) -> weft_tensor_unit
+//
+// CAP0..CAP2 report the parameters. irq_o = |(IRQ_STATUS & IRQ_ENABLE).
+// The register map has four DMA windows; NumWin (1..4) of them are used.
+`include "weft_assert.svh"
+
+module weft_top #(
+  parameter int  Rows      = 16,
+  parameter int  Cols      = 16,
+  parameter int  AccDepth  = 512,
+  parameter int  DataW     = 128,
+  parameter int  AddrW     = 64,
+  parameter int  IdW       = 4,
+  parameter int  SpadLines = 16384,
+  parameter int  SpadBanks = 4,
+  parameter int  NumWin    = 4,
+  parameter int  MaxBurst  = 16,
+  parameter int  MaxRdOut  = 8,
+  parameter int  Inflight  = 16,
+  localparam int BB        = DataW / 8,
+  localparam int LineAw    = $clog2(SpadLines),
+  localparam int AccAw     = $clog2(AccDepth),
+  localparam int RowsW     = AccAw + 1,
+  localparam int ColIdxW   = (Cols > 1) ? $clog2(Cols) : 1,
+  localparam int WrBytesW  = $clog2(BB + 1)
+) (
+  input  logic              clk_i,
+  input  logic              rst_ni,
+  // AXI4-Lite slave (registers)
+  input  logic              s_axil_awvalid,
+  output logic              s_axil_awready,
+  input  logic [11:0]       s_axil_awaddr,
+  input  logic [2:0]        s_axil_awprot,
+  input  logic              s_axil_wvalid,
+  output logic              s_axil_wready,
+  input  logic [31:0]       s_axil_wdata,
+  input  logic [3:0]        s_axil_wstrb,
+  output logic              s_axil_bvalid,
+  input  logic              s_axil_bready,
+  output logic [1:0]        s_axil_bresp,
+  input  logic              s_axil_arvalid,
+  output logic              s_axil_arready,
+  input  logic [11:0]       s_axil_araddr,
+  input  logic [2:0]        s_axil_arprot,
+  output logic              s_axil_rvalid,
+  input  logic              s_axil_rready,
+  output logic [31:0]       s_axil_rdata,
+  output logic [1:0]        s_axil_rresp,
+  // AXI4 master (host memory)
+  output logic              m_axi_awvalid,
+  input  logic              m_axi_awready,
+  output logic [IdW-1:0]    m_axi_awid,
+  output logic [AddrW-1:0]  m_axi_awaddr,
+  output logic [7:0]        m_axi_awlen,
+  output logic [2:0]        m_axi_awsize,
+  output logic [1:0]        m_axi_awburst,
+  output logic [3:0]        m_axi_awcache,
+  output logic [2:0]        m_axi_awprot,
+  output logic              m_axi_wvalid,
+  input  logic              m_axi_wready,
+  output logic [DataW-1:0]  m_axi_wdata,
+  output logic [BB-1:0]     m_axi_wstrb,
+  output logic              m_axi_wlast,
+  input  logic              m_axi_bvalid,
+  output logic              m_axi_bready,
+  input  logic [IdW-1:0]    m_axi_bid,
+  input  logic [1:0]        m_axi_bresp,
+  output logic              m_axi_arvalid,
+  input  logic              m_axi_arready,
+  output logic [IdW-1:0]    m_axi_arid,
+  output logic [AddrW-1:0]  m_axi_araddr,
+  output logic [7:0]        m_axi_arlen,
+  output logic [2:0]        m_axi_arsize,
+  output logic [1:0]        m_axi_arburst,
+  output logic [3:0]        m_axi_arcache,
+  output logic [2:0]        m_axi_arprot,
+  input  logic              m_axi_rvalid,
+  output logic              m_axi_rready,
+  input  logic [IdW-1:0]    m_axi_rid,
+  input  logic [DataW-1:0]  m_axi_rdata,
+  input  logic [1:0]        m_axi_rresp,
+  input  logic              m_axi_rlast,
+  // interrupt (level)
+  output logic              irq_o
+);
+
+  if (Rows * 8 > DataW || Cols * 8 > DataW) begin : g_bad_rc
+    `WEFT_ELAB_ERROR("weft_top: Rows*8 and Cols*8 must be <= DataW")
+  end
+  if (NumWin < 1 || NumWin > 4) begin : g_bad_win
+    `WEFT_ELAB_ERROR("weft_top: NumWin must be in 1..4 (the register map has four windows)")
+  end
+  if (SpadLines >= (1 << 24) || AccDepth >= (1 << 16) || Inflight > 255 || MaxBurst > 255) begin : g_bad_cap
+    `WEFT_ELAB_ERROR("weft_top: a parameter does not fit its CAP register field")
+  end
+
+  // ---------------------------------------------------------------- registers
+  logic        ctrl_enable, ctrl_qreset, ctrl_perf_clear;
+  logic        st_idle, st_error, st_reset_busy;
+  logic [7:0]  st_err_code;
+  logic [31:0] st_err_index, st_head, st_completed;
+  logic [63:0] st_err_addr;
+  logic        irq_done_set, irq_error_set, irq_st_done, irq_st_error, irq_en_done, irq_en_error;
+  logic [31:0] ring_base_lo, ring_base_hi, ring_tail, cpl_lo, cpl_hi;
+  logic [4:0]  ring_log2;
+  logic        ring_tail_wr;
+  logic [31:0] win_base_lo [4];
+  logic [31:0] win_base_hi [4];
+  logic [31:0] win_limit_lo [4];
+  logic [31:0] win_limit_hi [4];
+  logic [3:0]  win_rd, win_wr;
+  logic [16*32-1:0] perf_lo, perf_hi;
+  logic [15:0]      perf_rd;
+
+  weft_csr #(.AddrW(12)) u_csr (
+    .clk_i,
+    .rst_ni,
+    .s_axil_awvalid,
+    .s_axil_awready,
+    .s_axil_awaddr,
+    .s_axil_awprot,
+    .s_axil_wvalid,
+    .s_axil_wready,
+    .s_axil_wdata,
+    .s_axil_wstrb,
+    .s_axil_bvalid,
+    .s_axil_bready,
+    .s_axil_bresp,
+    .s_axil_arvalid,
+    .s_axil_arready,
+    .s_axil_araddr,
+    .s_axil_arprot,
+    .s_axil_rvalid,
+    .s_axil_rready,
+    .s_axil_rdata,
+    .s_axil_rresp,
+    .cap0_rows_i                         (8'(Rows)),
+    .cap0_cols_i                         (8'(Cols)),
+    .cap0_bus_bytes_i                    (8'(BB)),
+    .cap0_windows_i                      (8'(NumWin)),
+    .cap1_spad_lines_i                   (24'(SpadLines)),
+    .cap1_spad_banks_i                   (8'(SpadBanks)),
+    .cap2_acc_rows_i                     (16'(AccDepth)),
+    .cap2_inflight_i                     (8'(Inflight)),
+    .cap2_max_burst_i                    (8'(MaxBurst)),
+    .ctrl_enable_o                       (ctrl_enable),
+    .ctrl_qreset_o                       (ctrl_qreset),
+    .ctrl_perf_clear_o                   (ctrl_perf_clear),
+    .status_idle_i                       (st_idle),
+    .status_error_i                      (st_error),
+    .status_reset_busy_i                 (st_reset_busy),
+    .err_code_code_i                     (st_err_code),
+    .err_index_index_i                   (st_err_index),
+    .err_addr_lo_addr_i                  (st_err_addr[31:0]),
+    .err_addr_hi_addr_i                  (st_err_addr[63:32]),
+    .irq_status_done_set_i               (irq_done_set),
+    .irq_status_done_o                   (irq_st_done),
+    .irq_status_error_set_i              (irq_error_set),
+    .irq_status_error_o                  (irq_st_error),
+    .irq_enable_done_o                   (irq_en_done),
+    .irq_enable_error_o                  (irq_en_error),
+    .ring_base_lo_addr_o                 (ring_base_lo),
+    .ring_base_hi_addr_o                 (ring_base_hi),
+    .ring_size_log2_o                    (ring_log2),
+    .ring_tail_count_o                   (ring_tail),
+    .ring_tail_count_wr_o                (ring_tail_wr),
+    .ring_head_count_i                   (st_head),
+    .completed_count_i                   (st_completed),
+    .cpl_addr_lo_addr_o                  (cpl_lo),
+    .cpl_addr_hi_addr_o                  (cpl_hi),
+    .win0_base_lo_addr_o                 (win_base_lo[0]),
+    .win0_base_hi_addr_o                 (win_base_hi[0]),
+    .win0_limit_lo_addr_o                (win_limit_lo[0]),
+    .win0_limit_hi_addr_o                (win_limit_hi[0]),
+    .win0_ctrl_read_o                    (win_rd[0]),
+    .win0_ctrl_write_o                   (win_wr[0]),
+    .win1_base_lo_addr_o                 (win_base_lo[1]),
+    .win1_base_hi_addr_o                 (win_base_hi[1]),
+    .win1_limit_lo_addr_o                (win_limit_lo[1]),
+    .win1_limit_hi_addr_o                (win_limit_hi[1]),
+    .win1_ctrl_read_o                    (win_rd[1]),
+    .win1_ctrl_write_o                   (win_wr[1]),
+    .win2_base_lo_addr_o                 (win_base_lo[2]),
+    .win2_base_hi_addr_o                 (win_base_hi[2]),
+    .win2_limit_lo_addr_o                (win_limit_lo[2]),
+    .win2_limit_hi_addr_o                (win_limit_hi[2]),
+    .win2_ctrl_read_o                    (win_rd[2]),
+    .win2_ctrl_write_o                   (win_wr[2]),
+    .win3_base_lo_addr_o                 (win_base_lo[3]),
+    .win3_base_hi_addr_o                 (win_base_hi[3]),
+    .win3_limit_lo_addr_o                (win_limit_lo[3]),
+    .win3_limit_hi_addr_o                (win_limit_hi[3]),
+    .win3_ctrl_read_o                    (win_rd[3]),
+    .win3_ctrl_write_o                   (win_wr[3]),
+    .perf_cycles_lo_count_i              (perf_lo[0*32 +: 32]),
+    .perf_cycles_lo_count_rd_o           (perf_rd[0]),
+    .perf_cycles_hi_count_i              (perf_hi[0*32 +: 32]),
+    .perf_load_busy_lo_count_i           (perf_lo[1*32 +: 32]),
+    .perf_load_busy_lo_count_rd_o        (perf_rd[1]),
+    .perf_load_busy_hi_count_i           (perf_hi[1*32 +: 32]),
+    .perf_compute_busy_lo_count_i        (perf_lo[2*32 +: 32]),
+    .perf_compute_busy_lo_count_rd_o     (perf_rd[2]),
+    .perf_compute_busy_hi_count_i        (perf_hi[2*32 +: 32]),
+    .perf_store_busy_lo_count_i          (perf_lo[3*32 +: 32]),
+    .perf_store_busy_lo_count_rd_o       (perf_rd[3]),
+    .perf_store_busy_hi_count_i          (perf_hi[3*32 +: 32]),
+    .perf_load_wait_dep_lo_count_i       (perf_lo[4*32 +: 32]),
+    .perf_load_wait_dep_lo_count_rd_o    (perf_rd[4]),
+    .perf_load_wait_dep_hi_count_i       (perf_hi[4*32 +: 32]),
+    .perf_compute_wait_dep_lo_count_i    (perf_lo[5*32 +: 32]),
+    .perf_compute_wait_dep_lo_count_rd_o (perf_rd[5]),
+    .perf_compute_wait_dep_hi_count_i    (perf_hi[5*32 +: 32]),
+    .perf_store_wait_dep_lo_count_i      (perf_lo[6*32 +: 32]),
+    .perf_store_wait_dep_lo_count_rd_o   (perf_rd[6]),
+    .perf_store_wait_dep_hi_count_i      (perf_hi[6*32 +: 32]),
+    .perf_tu_wait_w_lo_count_i           (perf_lo[7*32 +: 32]),
+    .perf_tu_wait_w_lo_count_rd_o        (perf_rd[7]),
+    .perf_tu_wait_w_hi_count_i           (perf_hi[7*32 +: 32]),
+    .perf_tu_wait_a_lo_count_i           (perf_lo[8*32 +: 32]),
+    .perf_tu_wait_a_lo_count_rd_o        (perf_rd[8]),
+    .perf_tu_wait_a_hi_count_i           (perf_hi[8*32 +: 32]),
+    .perf_tu_wait_drain_lo_count_i       (perf_lo[9*32 +: 32]),
+    .perf_tu_wait_drain_lo_count_rd_o    (perf_rd[9]),
+    .perf_tu_wait_drain_hi_count_i       (perf_hi[9*32 +: 32]),
+    .perf_macs_lo_count_i                (perf_lo[10*32 +: 32]),
+    .perf_macs_lo_count_rd_o             (perf_rd[10]),
+    .perf_macs_hi_count_i                (perf_hi[10*32 +: 32]),
+    .perf_dma_rd_bytes_lo_count_i        (perf_lo[11*32 +: 32]),
+    .perf_dma_rd_bytes_lo_count_rd_o     (perf_rd[11]),
+    .perf_dma_rd_bytes_hi_count_i        (perf_hi[11*32 +: 32]),
+    .perf_dma_wr_bytes_lo_count_i        (perf_lo[12*32 +: 32]),
+    .perf_dma_wr_bytes_lo_count_rd_o     (perf_rd[12]),
+    .perf_dma_wr_bytes_hi_count_i        (perf_hi[12*32 +: 32]),
+    .perf_dma_rd_stall_lo_count_i        (perf_lo[13*32 +: 32]),
+    .perf_dma_rd_stall_lo_count_rd_o     (perf_rd[13]),
+    .perf_dma_rd_stall_hi_count_i        (perf_hi[13*32 +: 32]),
+    .perf_dma_wr_stall_lo_count_i        (perf_lo[14*32 +: 32]),
+    .perf_dma_wr_stall_lo_count_rd_o     (perf_rd[14]),
+    .perf_dma_wr_stall_hi_count_i        (perf_hi[14*32 +: 32]),
+    .perf_desc_retired_lo_count_i        (perf_lo[15*32 +: 32]),
+    .perf_desc_retired_lo_count_rd_o     (perf_rd[15]),
+    .perf_desc_retired_hi_count_i        (perf_hi[15*32 +: 32])
+  );
+
+  assign irq_o = (irq_st_done && irq_en_done) || (irq_st_error && irq_en_error);
+
+  // The windows in use (the first NumWin of the map).
+  logic [NumWin*64-1:0] win_base, win_limit;
+  logic [NumWin-1:0]    win_read, win_write;
+  for (genvar i = 0; i < NumWin; i++) begin : g_win
+    assign win_base[i*64 +: 64]  = {win_base_hi[i], win_base_lo[i]};
+    assign win_limit[i*64 +: 64] = {win_limit_hi[i], win_limit_lo[i]};
+    assign win_read[i]           = win_rd[i];
+    assign win_write[i]          = win_wr[i];
+  end
+  if (NumWin < 4) begin : g_unused_win
+    // Windows the device does not have: their registers exist but are ignored.
+    logic unused;
+    always_comb begin : p_unused
+      unused = 1'b0;
+      for (int i = NumWin; i < 4; i++) begin
+        unused = unused ^ (^win_base_lo[i]) ^ (^win_base_hi[i]) ^ (^win_limit_lo[i]) ^
+                 (^win_limit_hi[i]) ^ win_rd[i] ^ win_wr[i];
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- command processor
+  logic [1:0]         rd_req_valid, rd_req_ready, rd_valid, rd_ready, rd_done_valid;
+  logic [2*64-1:0]    rd_req_addr, rd_done_addr;
+  logic [2*32-1:0]    rd_req_row_bytes, rd_req_rows, rd_req_stride;
+  logic [DataW-1:0]   rd_data;
+  logic               rd_last;
+  logic [2*8-1:0]     rd_done_err;
+  logic [1:0]         wr_req_valid, wr_req_ready, wr_start, wr_valid, wr_ready, wr_done_valid;
+  logic [2*64-1:0]    wr_req_addr, wr_done_addr;
+  logic [2*32-1:0]    wr_req_row_bytes, wr_req_rows, wr_req_stride;
+  logic [2*DataW-1:0] wr_data;
+  logic [2*8-1:0]     wr_done_err;
+  logic               dma_busy, stat_rd_beat, stat_wr_beat, stat_rd_stall, stat_wr_stall;
+  logic [WrBytesW-1:0] stat_wr_bytes;
+
+  logic               sp_wr_valid;
+  logic [LineAw-1:0]  sp_wr_addr;
+  logic [DataW-1:0]   sp_wr_data;
+  logic [2:0]         sp_rd_req_valid, sp_rd_req_ready, sp_rd_rsp_valid;
+  logic [3*LineAw-1:0] sp_rd_req_addr;
+  logic [3*DataW-1:0] sp_rd_rsp_data;
+
+  logic               tu_cmd_valid, tu_cmd_ready, tu_cmd_op, tu_cmd_acc, tu_cmd_wreuse;
+  logic               tu_cmd_sgn, tu_cmd_pack;
+  logic [RowsW-1:0]   tu_cmd_rows;
+  logic [AccAw-1:0]   tu_cmd_addr;
+  logic [7:0]         tu_cmd_a_zp;
+  logic [1:0]         tu_cmd_mode;
+  logic [31:0]        tu_cmd_zp, tu_cmd_min, tu_cmd_max;
+  logic               tu_w_valid, tu_w_ready, tu_w_last, tu_w_signed;
+  logic [Cols*8-1:0]  tu_w_data;
+  logic [7:0]         tu_w_zp;
+  logic               tu_a_valid, tu_a_ready;
+  logic [Rows*8-1:0]  tu_a_data;
+  logic               tu_pc_we;
+  logic [ColIdxW-1:0] tu_pc_idx;
+  logic [31:0]        tu_pc_bias, tu_pc_mult;
+  logic [5:0]         tu_pc_shift;
+  logic               tu_o_valid, tu_o_ready;
+  logic [Cols*32-1:0] tu_o_data;
+  logic               tu_busy, tu_st_row, tu_st_w, tu_st_a, tu_st_drain;
+
+  weft_cmd #(
+    .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .DataW(DataW), .SpadLines(SpadLines),
+    .NumWin(NumWin), .Inflight(Inflight)
+  ) u_cmd (
+    .clk_i,
+    .rst_ni,
+    .cfg_enable_i           (ctrl_enable),
+    .cfg_qreset_i           (ctrl_qreset),
+    .cfg_perf_clear_i       (ctrl_perf_clear),
+    .cfg_ring_base_i        ({ring_base_hi, ring_base_lo}),
+    .cfg_ring_log2_i        (ring_log2),
+    .cfg_tail_i             (ring_tail),
+    .cfg_tail_wr_i          (ring_tail_wr),
+    .cfg_cpl_addr_i         ({cpl_hi, cpl_lo}),
+    .cfg_win_base_i         (win_base),
+    .cfg_win_limit_i        (win_limit),
+    .cfg_win_read_i         (win_read),
+    .cfg_win_write_i        (win_write),
+    .st_idle_o              (st_idle),
+    .st_error_o             (st_error),
+    .st_reset_busy_o        (st_reset_busy),
+    .st_err_code_o          (st_err_code),
+    .st_err_index_o         (st_err_index),
+    .st_err_addr_o          (st_err_addr),
+    .st_head_o              (st_head),
+    .st_completed_o         (st_completed),
+    .irq_done_set_o         (irq_done_set),
+    .irq_error_set_o        (irq_error_set),
+    .perf_lo_o              (perf_lo),
+    .perf_hi_o              (perf_hi),
+    .perf_lo_rd_i           (perf_rd),
+    .dma_rd_req_valid_o     (rd_req_valid),
+    .dma_rd_req_ready_i     (rd_req_ready),
+    .dma_rd_req_addr_o      (rd_req_addr),
+    .dma_rd_req_row_bytes_o (rd_req_row_bytes),
+    .dma_rd_req_rows_o      (rd_req_rows),
+    .dma_rd_req_stride_o    (rd_req_stride),
+    .dma_rd_valid_i         (rd_valid),
+    .dma_rd_ready_o         (rd_ready),
+    .dma_rd_data_i          (rd_data),
+    .dma_rd_last_i          (rd_last),
+    .dma_rd_done_valid_i    (rd_done_valid),
+    .dma_rd_done_err_i      (rd_done_err),
+    .dma_rd_done_addr_i     (rd_done_addr),
+    .dma_wr_req_valid_o     (wr_req_valid),
+    .dma_wr_req_ready_i     (wr_req_ready),
+    .dma_wr_req_addr_o      (wr_req_addr),
+    .dma_wr_req_row_bytes_o (wr_req_row_bytes),
+    .dma_wr_req_rows_o      (wr_req_rows),
+    .dma_wr_req_stride_o    (wr_req_stride),
+    .dma_wr_start_i         (wr_start),
+    .dma_wr_valid_o         (wr_valid),
+    .dma_wr_ready_i         (wr_ready),
+    .dma_wr_data_o          (wr_data),
+    .dma_wr_done_valid_i    (wr_done_valid),
+    .dma_wr_done_err_i      (wr_done_err),
+    .dma_wr_done_addr_i     (wr_done_addr),
+    .dma_busy_i             (dma_busy),
+    .dma_stat_rd_beat_i     (stat_rd_beat),
+    .dma_stat_wr_beat_i     (stat_wr_beat),
+    .dma_stat_wr_bytes_i    (stat_wr_bytes),
+    .dma_stat_rd_stall_i    (stat_rd_stall),
+    .dma_stat_wr_stall_i    (stat_wr_stall),
+    .sp_wr_valid_o          (sp_wr_valid),
+    .sp_wr_addr_o           (sp_wr_addr),
+    .sp_wr_data_o           (sp_wr_data),
+    .sp_rd_req_valid_o      (sp_rd_req_valid),
+    .sp_rd_req_ready_i      (sp_rd_req_ready),
+    .sp_rd_req_addr_o       (sp_rd_req_addr),
+    .sp_rd_rsp_valid_i      (sp_rd_rsp_valid),
+    .sp_rd_rsp_data_i       (sp_rd_rsp_data),
+    .tu_cmd_valid_o         (tu_cmd_valid),
+    .tu_cmd_ready_i         (tu_cmd_ready),
+    .tu_cmd_op_o            (tu_cmd_op),
+    .tu_cmd_rows_o          (tu_cmd_rows),
+    .tu_cmd_addr_o          (tu_cmd_addr),
+    .tu_cmd_accumulate_o    (tu_cmd_acc),
+    .tu_cmd_wreuse_o        (tu_cmd_wreuse),
+    .tu_cmd_a_signed_o      (tu_cmd_sgn),
+    .tu_cmd_a_zp_o          (tu_cmd_a_zp),
+    .tu_cmd_mode_o          (tu_cmd_mode),
+    .tu_cmd_pack_o          (tu_cmd_pack),
+    .tu_cmd_zp_o            (tu_cmd_zp),
+    .tu_cmd_act_min_o       (tu_cmd_min),
+    .tu_cmd_act_max_o       (tu_cmd_max),
+    .tu_w_valid_o           (tu_w_valid),
+    .tu_w_ready_i           (tu_w_ready),
+    .tu_w_data_o            (tu_w_data),
+    .tu_w_last_o            (tu_w_last),
+    .tu_w_signed_o          (tu_w_signed),
+    .tu_w_zp_o              (tu_w_zp),
+    .tu_a_valid_o           (tu_a_valid),
+    .tu_a_ready_i           (tu_a_ready),
+    .tu_a_data_o            (tu_a_data),
+    .tu_pc_we_o             (tu_pc_we),
+    .tu_pc_idx_o            (tu_pc_idx),
+    .tu_pc_bias_o           (tu_pc_bias),
+    .tu_pc_mult_o           (tu_pc_mult),
+    .tu_pc_shift_o          (tu_pc_shift),
+    .tu_o_valid_i           (tu_o_valid),
+    .tu_o_ready_o           (tu_o_ready),
+    .tu_o_data_i            (tu_o_data),
+    .tu_busy_i              (tu_busy),
+    .tu_stat_array_row_i    (tu_st_row),
+    .tu_stat_wait_w_i       (tu_st_w),
+    .tu_stat_wait_a_i       (tu_st_a),
+    .tu_stat_wait_drain_i   (tu_st_drain)
+  );
+
+  // ---------------------------------------------------------------- DMA
+  weft_dma #(
+    .DataW(DataW), .AddrW(AddrW), .IdW(IdW), .NumWin(NumWin), .MaxBurst(MaxBurst),
+    .MaxRdOut(MaxRdOut), .NumRd(2), .NumWr(2)
+  ) u_dma (
+    .clk_i,
+    .rst_ni,
+    .rd_req_valid_i     (rd_req_valid),
+    .rd_req_ready_o     (rd_req_ready),
+    .rd_req_addr_i      (rd_req_addr),
+    .rd_req_row_bytes_i (rd_req_row_bytes),
+    .rd_req_rows_i      (rd_req_rows),
+    .rd_req_stride_i    (rd_req_stride),
+    .rd_valid_o         (rd_valid),
+    .rd_ready_i         (rd_ready),
+    .rd_data_o          (rd_data),
+    .rd_last_o          (rd_last),
+    .rd_done_valid_o    (rd_done_valid),
+    .rd_done_err_o      (rd_done_err),
+    .rd_done_addr_o     (rd_done_addr),
+    .wr_req_valid_i     (wr_req_valid),
+    .wr_req_ready_o     (wr_req_ready),
+    .wr_req_addr_i      (wr_req_addr),
+    .wr_req_row_bytes_i (wr_req_row_bytes),
+    .wr_req_rows_i      (wr_req_rows),
+    .wr_req_stride_i    (wr_req_stride),
+    .wr_start_o         (wr_start),
+    .wr_valid_i         (wr_valid),
+    .wr_ready_o         (wr_ready),
+    .wr_data_i          (wr_data),
+    .wr_done_valid_o    (wr_done_valid),
+    .wr_done_err_o      (wr_done_err),
+    .wr_done_addr_o     (wr_done_addr),
+    .win_base_i         (win_base),
+    .win_limit_i        (win_limit),
+    .win_read_i         (win_read),
+    .win_write_i        (win_write),
+    .m_axi_awvalid,
+    .m_axi_awready,
+    .m_axi_awid,
+    .m_axi_awaddr,
+    .m_axi_awlen,
+    .m_axi_awsize,
+    .m_axi_awburst,
+    .m_axi_awcache,
+    .m_axi_awprot,
+    .m_axi_wvalid,
+    .m_axi_wready,
+    .m_axi_wdata,
+    .m_axi_wstrb,
+    .m_axi_wlast,
+    .m_axi_bvalid,
+    .m_axi_bready,
+    .m_axi_bid,
+    .m_axi_bresp,
+    .m_axi_arvalid,
+    .m_axi_arready,
+    .m_axi_arid,
+    .m_axi_araddr,
+    .m_axi_arlen,
+    .m_axi_arsize,
+    .m_axi_arburst,
+    .m_axi_arcache,
+    .m_axi_arprot,
+    .m_axi_rvalid,
+    .m_axi_rready,
+    .m_axi_rid,
+    .m_axi_rdata,
+    .m_axi_rresp,
+    .m_axi_rlast,
+    .busy_o             (dma_busy),
+    .stat_rd_beat_o     (stat_rd_beat),
+    .stat_wr_beat_o     (stat_wr_beat),
+    .stat_wr_bytes_o    (stat_wr_bytes),
+    .stat_rd_stall_o    (stat_rd_stall),
+    .stat_wr_stall_o    (stat_wr_stall)
+  );
+
+  // ---------------------------------------------------------------- scratchpad
+  weft_spad #(.DataW(DataW), .Lines(SpadLines), .Banks(SpadBanks), .NumRd(3)) u_spad (
+    .clk_i,
+    .rst_ni,
+    .wr_valid_i     (sp_wr_valid),
+    .wr_addr_i      (sp_wr_addr),
+    .wr_data_i      (sp_wr_data),
+    .rd_req_valid_i (sp_rd_req_valid),
+    .rd_req_ready_o (sp_rd_req_ready),
+    .rd_req_addr_i  (sp_rd_req_addr),
+    .rd_rsp_valid_o (sp_rd_rsp_valid),
+    .rd_rsp_data_o  (sp_rd_rsp_data)
+  );
+
+  // ---------------------------------------------------------------- tensor unit
+  weft_tensor_unit #(.Rows(Rows), .Cols(Cols), .AccDepth(AccDepth)) u_tu (
+    .clk_i,
+    .rst_ni,
+    .cmd_valid_i       (tu_cmd_valid),
+    .cmd_ready_o       (tu_cmd_ready),
+    .cmd_op_i          (tu_cmd_op),
+    .cmd_rows_i        (tu_cmd_rows),
+    .cmd_addr_i        (tu_cmd_addr),
+    .cmd_accumulate_i  (tu_cmd_acc),
+    .cmd_wreuse_i      (tu_cmd_wreuse),
+    .cmd_a_signed_i    (tu_cmd_sgn),
+    .cmd_a_zp_i        (tu_cmd_a_zp),
+    .cmd_mode_i        (tu_cmd_mode),
+    .cmd_pack_i        (tu_cmd_pack),
+    .cmd_zp_i          (tu_cmd_zp),
+    .cmd_act_min_i     (tu_cmd_min),
+    .cmd_act_max_i     (tu_cmd_max),
+    .w_valid_i         (tu_w_valid),
+    .w_ready_o         (tu_w_ready),
+    .w_data_i          (tu_w_data),
+    .w_last_i          (tu_w_last),
+    .w_signed_i        (tu_w_signed),
+    .w_zp_i            (tu_w_zp),
+    .a_valid_i         (tu_a_valid),
+    .a_ready_o         (tu_a_ready),
+    .a_data_i          (tu_a_data),
+    .pc_we_i           (tu_pc_we),
+    .pc_idx_i          (tu_pc_idx),
+    .pc_bias_i         (tu_pc_bias),
+    .pc_mult_i         (tu_pc_mult),
+    .pc_shift_i        (tu_pc_shift),
+    .o_valid_o         (tu_o_valid),
+    .o_ready_i         (tu_o_ready),
+    .o_data_o          (tu_o_data),
+    .busy_o            (tu_busy),
+    .stat_array_row_o  (tu_st_row),
+    .stat_wait_w_o     (tu_st_w),
+    .stat_wait_a_o     (tu_st_a),
+    .stat_wait_drain_o (tu_st_drain)
+  );
+
+endmodule

@@ -1,0 +1,92 @@
+// libweft internals: the state behind weft::Device, Buffer and Queue.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "backend.hpp"
+#include "weft/device.hpp"
+
+namespace weft::detail {
+
+Backend* make_ref_backend(const Options& opts);
+// Loads the sim:// plugin for the requested array configuration (sim_loader.cpp).
+std::unique_ptr<Backend> make_sim_backend(const Options& opts);
+// "scheme://[?]k=v&k=v" -> scheme, options. Throws Error(kBadUri).
+void parse_uri(std::string_view uri, std::string* scheme, Options* opts);
+
+// First-fit allocator over the arena [base, base + size).
+class Arena {
+ public:
+  Arena(uint64_t base, uint64_t size) : base_(base), size_(size) { free_[base] = size; }
+  uint64_t alloc(uint64_t bytes, uint64_t align);  // throws Error(kOutOfMemory)
+  void free(uint64_t addr);
+  uint64_t used() const { return used_; }
+
+ private:
+  uint64_t base_, size_, used_ = 0;
+  std::map<uint64_t, uint64_t> free_;   // addr -> size
+  std::map<uint64_t, uint64_t> taken_;  // addr -> size
+};
+
+class DeviceImpl {
+ public:
+  DeviceImpl(std::unique_ptr<Backend> be, const std::string& uri, const Options& dev_opts);
+  ~DeviceImpl();
+
+  Backend& be() { return *be_; }
+  // CSR access; back-end failures become weft::Error (kBadArgument for an unmapped offset,
+  // kSimulation for a failed simulation).
+  uint32_t rd(uint32_t offset);
+  void wr(uint32_t offset, uint32_t value);
+  const Capabilities& caps() const { return caps_; }
+  Queue& queue() { return queue_; }
+  uint64_t arena_alloc(uint64_t bytes, uint64_t align) { return arena_.alloc(bytes, align); }
+  void free(uint64_t addr) { arena_.free(addr); }
+
+  // Queue operations (Queue forwards here).
+  uint64_t submit(Descriptor d);
+  uint64_t submit_many(const Descriptor* ds, size_t n);
+  void wait(uint64_t index, Timeout t);
+  uint64_t completed();
+  uint64_t next() const { return next_; }
+  uint32_t ring_entries() const { return ring_entries_; }
+  std::optional<DeviceError> error();
+  void reset(Timeout t);
+
+  PerfReport perf();
+  void clear_perf();
+
+  std::string description() const;
+  uint64_t arena_base() const { return arena_base_; }
+  uint64_t arena_size() const { return arena_size_; }
+
+  // Runs the device until pred() holds or the budget is spent. False on timeout.
+  bool run_until(const std::function<bool()>& pred, Timeout t);
+  // A descriptive timeout error with the queue state.
+  [[noreturn]] void throw_timeout(const std::string& what, Timeout t);
+  [[noreturn]] void throw_device_error(const CompletionRecord& rec);
+
+ private:
+  CompletionRecord record();
+  uint64_t widen(uint32_t count) const;  // a 32-bit count near next_ -> 64 bits
+  Timeout effective(Timeout t) const;
+
+  std::unique_ptr<Backend> be_;
+  std::string uri_;
+  Capabilities caps_;
+  uint64_t arena_base_, arena_size_;
+  Arena arena_;
+  Queue queue_;
+  uint32_t ring_entries_ = 256;
+  uint64_t ring_addr_ = 0, cpl_addr_ = 0;
+  uint64_t next_ = 0;
+  uint64_t default_timeout_cycles_ = 200'000'000;
+  double default_timeout_seconds_ = 300.0;
+};
+
+}  // namespace weft::detail

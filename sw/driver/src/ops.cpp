@@ -1,0 +1,581 @@
+// High-level ops: GEMM tiled onto the device, conv2d by im2col. The tiling and the descriptor
+// schedule are described in docs/driver.md ("Tiling"); dependencies come from schedule.hpp.
+#include "weft/ops.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "device_impl.hpp"
+#include "schedule.hpp"
+
+namespace weft {
+namespace {
+
+using detail::Eng;
+using detail::Scheduler;
+using detail::Span;
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+[[noreturn]] void bad(const std::string& m) { throw Error(Errc::kBadArgument, m); }
+
+void check_operand(const char* name, const Operand& o) {
+  const int lo = o.is_signed ? -128 : 0, hi = o.is_signed ? 127 : 255;
+  if (o.zero_point < lo || o.zero_point > hi) {
+    bad(std::string(name) + " zero point " + std::to_string(o.zero_point) + " is outside the " +
+        (o.is_signed ? "int8" : "uint8") + " range");
+  }
+}
+
+// One output tile: rows [m0, m0 + rows) of strip `strip`, in accumulator bank `bank`.
+struct Pair {
+  uint32_t chunk, strip, m0, rows, bank;
+  size_t first_step = 0, last_step = 0;
+};
+
+// One COMPUTE: k-tiles [t0, t0 + nt) of a pair (k elements).
+struct Step {
+  size_t pair;
+  uint32_t t0, nt, k;
+  uint32_t wbuf;    // W buffer (alternates per k-chunk of a tile)
+  uint32_t w_off;   // line of this step's first W row in the buffer (pieces of one k-chunk)
+  uint32_t a_spad;  // scratchpad line of this step's A (row m0 of the pair, tile t0)
+  uint32_t a_tile_stride;
+};
+
+// A host -> scratchpad copy of A tiles [t0, t0 + nt) of rows [m0, m0 + rows) to `spad`.
+struct ALoad {
+  uint32_t m0, rows, t0, nt, spad, tile_stride;
+};
+
+// Post-processing parameter blocks in the scratchpad (a ring: a tile's block is reloaded only
+// four tiles later, long after its STORE_ACC).
+constexpr uint32_t kParamBufs = 4;
+
+struct Plan {
+  uint32_t R, C, B, half;
+  uint64_t M, N, K, kt, nst;
+  uint32_t a_lo, a_cap, w_lo, w_cap, p_lo;
+  uint64_t Kc, nk, mc, nmc;
+  std::vector<std::pair<uint32_t, uint32_t>> chunks;  // m-chunks: first row, rows
+  bool resident, interleaved;
+  std::vector<Pair> pairs;
+  std::vector<Step> steps;
+  std::vector<std::vector<ALoad>> aloads;  // per step: emitted with that step's loads
+  std::string summary;
+};
+
+// Sizes (k-tiles) of the pieces the first two output tiles are split into: two k-tiles each
+// (at most 16 pieces). Measured on the 16x16 sim device (M=128 K=256 N=256): one-tile pieces
+// lose to the per-LOAD overhead of the load engine at higher memory latency, bigger ones delay
+// the start (docs/driver.md).
+std::vector<uint32_t> first_pieces(uint32_t nt) { return {std::max<uint32_t>(2, (nt + 15) / 16)}; }
+
+Plan make_plan(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K,
+               const GemmOptions& opt) {
+  Plan p{};
+  p.R = cap.rows, p.C = cap.cols, p.B = cap.bus_bytes, p.half = cap.acc_rows / 2;
+  p.M = M, p.N = N, p.K = K;
+  p.kt = ceil_div(K, p.R);
+  p.nst = ceil_div(N, p.C);
+  const uint32_t L = cap.spad_lines;
+  const uint32_t bank = L / std::max<uint32_t>(cap.spad_banks, 1);
+  // Scratchpad: A double buffer below, the W double buffer and the kParamBufs parameter blocks
+  // in the last bank (a different bank from A when there are several), parameters at the end.
+  const uint32_t w_region = cap.spad_banks >= 2 ? bank : L / 2;
+  p.a_lo = 0;
+  p.a_cap = (L - w_region) / 2;
+  p.p_lo = L - kParamBufs * p.C;
+  p.w_lo = L - w_region;
+  p.w_cap = static_cast<uint32_t>(((w_region - kParamBufs * p.C) / 2) / p.R * p.R);
+  if (p.w_cap < p.R || p.a_cap < 1) bad("scratchpad too small for this array");
+  // K chunks (one W buffer each), balanced, multiples of R.
+  p.nk = ceil_div(K, p.w_cap);
+  p.Kc = std::min<uint64_t>(K, ceil_div(ceil_div(K, p.nk), p.R) * p.R);
+  p.nk = ceil_div(K, p.Kc);
+  // A resident per m-chunk (all K) when that still leaves a chunk that streams well.
+  const uint64_t min_rows = std::min<uint64_t>(M, 64);
+  const uint64_t kc_tiles = ceil_div(p.Kc, p.R);
+  p.resident = p.a_cap / p.kt >= min_rows;
+  const uint64_t tiles_per_block = p.resident ? p.kt : std::max<uint64_t>(kc_tiles, 1);
+  const uint64_t mc_max = std::min<uint64_t>({M, p.half, p.a_cap / tiles_per_block});
+  if (mc_max < 1) bad("K too large for the scratchpad");
+  p.nmc = ceil_div(M, mc_max);
+  p.mc = ceil_div(M, p.nmc);
+  // m-chunks, balanced.
+  const uint32_t min_stream = p.R + p.C + 2;  // rows that hide a weight-tile load
+  for (uint64_t c = 0; c < p.nmc; ++c) {
+    const uint64_t a = M * c / p.nmc, b = M * (c + 1) / p.nmc;
+    p.chunks.push_back({static_cast<uint32_t>(a), static_cast<uint32_t>(b - a)});
+  }
+  p.nmc = p.chunks.size();
+
+  // Output tiles: m-chunk-major, strips inside; the last one split in two for a short tail.
+  for (uint32_t c = 0; c < p.nmc; ++c) {
+    for (uint32_t s = 0; s < p.nst; ++s) {
+      p.pairs.push_back({c, s, p.chunks[c].first, p.chunks[c].second, 0});
+    }
+  }
+  if (opt.short_tail && p.pairs.size() >= 2 && p.pairs.back().rows >= 2 * min_stream) {
+    const Pair last = p.pairs.back();
+    p.pairs.pop_back();
+    const uint32_t h = last.rows / 2;
+    p.pairs.push_back({last.chunk, last.strip, last.m0, h, 0});
+    p.pairs.push_back({last.chunk, last.strip, last.m0 + h, last.rows - h, 0});
+  }
+  // Steps: one COMPUTE per k-chunk of each pair. Fine start: the first two tiles (two strips
+  // of the first m-chunk) are split into k-tile pieces and interleaved, (tile 0, piece 0),
+  // (tile 1, piece 0), (tile 0, piece 1), ...: each piece of A then feeds two pieces of
+  // compute, so the start is not bound by the bus while A arrives.
+  p.interleaved = opt.fine_start && p.pairs.size() >= 2 && p.pairs[1].chunk == 0 &&
+                  p.pairs[1].rows == p.pairs[0].rows && p.nk == 1;
+  std::vector<std::vector<Step>> per_pair(p.pairs.size());
+  uint32_t wgroup = 0;
+  for (size_t q = 0; q < p.pairs.size(); ++q) {
+    p.pairs[q].bank = q % 2;
+    for (uint64_t j = 0; j < p.nk; ++j) {
+      const uint32_t t0 = static_cast<uint32_t>(j * p.Kc / p.R);
+      const uint32_t k = static_cast<uint32_t>(std::min<uint64_t>(p.Kc, K - j * p.Kc));
+      const uint32_t nt = static_cast<uint32_t>(ceil_div(k, p.R));
+      std::vector<uint32_t> sizes{nt};
+      if (opt.fine_start && p.pairs.size() > 1 && (q == 0 || (q == 1 && p.interleaved))) {
+        sizes = first_pieces(nt);
+      }
+      size_t pi = 0;
+      const uint32_t wbuf = wgroup++ % 2;
+      for (uint32_t t = 0; t < nt;) {
+        const uint32_t g = std::min(sizes[std::min(pi++, sizes.size() - 1)], nt - t);
+        Step st{};
+        st.pair = q;
+        st.t0 = t0 + t;
+        st.nt = g;
+        t += g;
+        st.k = std::min<uint32_t>(st.nt * p.R, static_cast<uint32_t>(K - uint64_t{st.t0} * p.R));
+        st.wbuf = wbuf;
+        st.w_off = (st.t0 - t0) * p.R;
+        per_pair[q].push_back(st);
+      }
+    }
+  }
+  for (size_t q = 0; q < p.pairs.size(); ++q) {
+    if (q == 0 && p.interleaved) {
+      for (size_t i = 0; i < per_pair[0].size(); ++i) {
+        p.steps.push_back(per_pair[0][i]);
+        p.steps.push_back(per_pair[1][i]);
+      }
+      ++q;
+      continue;
+    }
+    for (const Step& st : per_pair[q]) p.steps.push_back(st);
+  }
+  for (auto& pr : p.pairs) pr.first_step = SIZE_MAX, pr.last_step = 0;
+  for (size_t s = 0; s < p.steps.size(); ++s) {
+    Pair& pr = p.pairs[p.steps[s].pair];
+    pr.first_step = std::min(pr.first_step, s);
+    pr.last_step = std::max(pr.last_step, s);
+  }
+  uint32_t ablock = 0;
+  p.aloads.resize(p.steps.size());
+  // A placement and loads.
+  if (p.resident) {
+    // Chunk c lives in buffer c % 2: line a_lo + (c%2)*a_cap + t*mc + (m - chunk m0).
+    std::vector<size_t> chunk_first(p.nmc, SIZE_MAX);
+    for (size_t s = 0; s < p.steps.size(); ++s) {
+      const Pair& pr = p.pairs[p.steps[s].pair];
+      if (chunk_first[pr.chunk] == SIZE_MAX) chunk_first[pr.chunk] = s;
+      const uint32_t buf = p.a_lo + (pr.chunk % 2) * p.a_cap;
+      const auto [cm0, crows] = p.chunks[pr.chunk];
+      p.steps[s].a_spad = buf + p.steps[s].t0 * crows + (pr.m0 - cm0);
+      p.steps[s].a_tile_stride = crows;
+    }
+    for (uint32_t c = 0; c < p.nmc; ++c) {
+      const uint32_t buf = p.a_lo + (c % 2) * p.a_cap;
+      const auto [cm0, rows] = p.chunks[c];
+      const uint32_t mcs = rows;
+      if (c == 0) {
+        // With the steps of the first pair that use them (fine start), else all at once.
+        if (opt.fine_start) {
+          for (size_t s = p.pairs[0].first_step; s <= p.pairs[0].last_step; ++s) {
+            const Step& st = p.steps[s];
+            if (st.pair != 0) continue;  // the interleaved second tile reuses these tiles
+            p.aloads[s].push_back({cm0, rows, st.t0, st.nt, buf + st.t0 * mcs, mcs});
+          }
+          // Tiles of later k-chunks of pair 0 are covered by its steps (all of K).
+        } else {
+          p.aloads[0].push_back({cm0, rows, 0, static_cast<uint32_t>(p.kt), buf, mcs});
+        }
+        continue;
+      }
+      // Spread over the tiles of the previous chunk (issued with the loads of each tile's first
+      // step, while the tile before computes), never over the first tile's pieces, which are
+      // the bus-bound start of the whole GEMM.
+      std::vector<size_t> slots;
+      for (size_t s = chunk_first[c - 1] + 1; s <= chunk_first[c]; ++s) {
+        const size_t q = p.steps[s].pair;
+        if (q >= (p.interleaved ? 2u : 1u) && p.pairs[q].first_step == s) slots.push_back(s);
+      }
+      const uint64_t pieces = std::min<uint64_t>(slots.size(), p.kt);
+      for (uint64_t j = 0; j < pieces; ++j) {
+        const uint32_t t0 = static_cast<uint32_t>(j * p.kt / pieces);
+        const uint32_t t1 = static_cast<uint32_t>((j + 1) * p.kt / pieces);
+        p.aloads[slots[j]].push_back({cm0, rows, t0, t1 - t0, buf + t0 * mcs, mcs});
+      }
+    }
+  } else {
+    // Streamed: every step loads its own A block into the next A buffer.
+    for (size_t s = 0; s < p.steps.size(); ++s) {
+      Step& st = p.steps[s];
+      const Pair& pr = p.pairs[st.pair];
+      const uint32_t buf = p.a_lo + (ablock++ % 2) * p.a_cap;
+      st.a_spad = buf;
+      st.a_tile_stride = pr.rows;
+      p.aloads[s].push_back({pr.m0, pr.rows, st.t0, st.nt, buf, pr.rows});
+    }
+  }
+  p.summary = "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
+              ": " + std::to_string(p.nmc) + " m-chunk(s) of " +
+              [&] {
+                std::string r;
+                for (size_t i = 0; i < p.chunks.size() && i < 4; ++i) {
+                  if (i) r += ',';
+                  r += std::to_string(p.chunks[i].second);
+                }
+                return r + (p.chunks.size() > 4 ? ",..." : "");
+              }() +
+              " rows, " + std::to_string(p.nst) + " strip(s) of " + std::to_string(p.C) +
+              " columns, " + std::to_string(p.nk) + " k-chunk(s) of " + std::to_string(p.Kc) +
+              ", A " + (p.resident ? "resident per m-chunk" : "streamed per step") +
+              (p.interleaved ? ", first two tiles interleaved" : "") + ", " +
+              std::to_string(p.pairs.size()) + " output tiles, " + std::to_string(p.steps.size()) +
+              " COMPUTEs";
+  return p;
+}
+
+// Runs one GEMM; `esize` 1 (8-bit out) or 4 (INT32 out); the result row-major into out_bytes.
+OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<const uint8_t> a,
+                 std::span<const uint8_t> w, uint8_t* out_bytes, uint32_t esize,
+                 const GemmOptions& opt) {
+  if (M < 1 || N < 1 || K < 1) {
+    bad("gemm: M, N, K must be >= 1 (got " + std::to_string(M) + ", " + std::to_string(N) + ", " +
+        std::to_string(K) + ")");
+  }
+  if (K > (1u << 20)) bad("gemm: K must be <= 2^20");
+  if (a.size() != M * K)
+    bad("gemm: A has " + std::to_string(a.size()) + " bytes, M*K = " + std::to_string(M * K));
+  if (w.size() != K * N)
+    bad("gemm: W has " + std::to_string(w.size()) + " bytes, K*N = " + std::to_string(K * N));
+  check_operand("A", opt.a);
+  check_operand("W", opt.w);
+  const OutputStage& o = opt.out;
+  const bool int32_out = o.mode == StoreMode::kInt32;
+  if (int32_out != (esize == 4)) {
+    bad(int32_out ? "gemm: mode kInt32 needs an int32 output span"
+                  : "gemm: 8-bit modes need a uint8 output span (use mode kInt32 for INT32 out)");
+  }
+  auto per_channel = [&](size_t count, const char* what) {
+    if (count != 0 && count != 1 && count != N) {
+      bad(std::string("gemm: ") + what + " has " + std::to_string(count) +
+          " values; give N = " + std::to_string(N) + " or 1");
+    }
+  };
+  if (!o.bias.empty() && o.bias.size() != N) {
+    bad("gemm: bias has " + std::to_string(o.bias.size()) +
+        " values; give N = " + std::to_string(N) + " or none");
+  }
+  if (o.mode == StoreMode::kTfliteDouble || o.mode == StoreMode::kTfliteSingle) {
+    per_channel(o.multiplier.size(), "multiplier");
+    if (o.multiplier.empty()) bad("gemm: TFLite modes need multiplier and shift");
+    if (o.shift.size() != o.multiplier.size())
+      bad("gemm: shift needs as many values as multiplier");
+    for (int32_t s : o.shift) {
+      if (s < -31 || s > 30) bad("gemm: shift " + std::to_string(s) + " is outside [-31, 30]");
+    }
+  } else if (o.mode == StoreMode::kOnnx) {
+    per_channel(o.scale.size(), "scale");
+    if (o.scale.empty()) bad("gemm: ONNX mode needs scale");
+    for (float s : o.scale) {
+      if (!std::isfinite(s)) bad("gemm: ONNX scales must be finite");
+    }
+  }
+  if (!int32_out && o.act_min > o.act_max) bad("gemm: act_min > act_max");
+
+  const Capabilities& cap = dev.caps();
+  const Plan p = make_plan(cap, M, N, K, opt);
+  const uint32_t B = p.B, R = p.R, C = p.C;
+
+  // ---- host buffers: A packed per k-tile, W per strip, parameters per column, output per strip
+  const uint8_t a_pad = static_cast<uint8_t>(opt.a.zero_point);
+  const uint8_t w_pad = static_cast<uint8_t>(opt.w.zero_point);
+  std::vector<uint8_t> a_pk(p.kt * M * B, 0);
+  for (uint64_t t = 0; t < p.kt; ++t) {
+    for (uint64_t m = 0; m < M; ++m) {
+      uint8_t* line = &a_pk[(t * M + m) * B];
+      for (uint32_t r = 0; r < R; ++r) {
+        const uint64_t k = t * R + r;
+        line[r] = k < K ? a[m * K + k] : a_pad;
+      }
+    }
+  }
+  std::vector<uint8_t> w_pk(p.nst * K * B, 0);
+  for (uint64_t s = 0; s < p.nst; ++s) {
+    for (uint64_t k = 0; k < K; ++k) {
+      uint8_t* line = &w_pk[(s * K + k) * B];
+      for (uint32_t c = 0; c < C; ++c) {
+        const uint64_t n = s * C + c;
+        line[c] = n < N ? w[k * N + n] : w_pad;
+      }
+    }
+  }
+  std::vector<uint8_t> p_pk(p.nst * C * B, 0);
+  for (uint64_t n = 0; n < N; ++n) {
+    ColumnParams cp;
+    cp.bias = o.bias.empty() ? 0 : o.bias[n];
+    auto pick = [&](const auto& v) { return v.size() == 1 ? v[0] : v[n]; };
+    if (o.mode == StoreMode::kTfliteDouble || o.mode == StoreMode::kTfliteSingle) {
+      cp.mult = static_cast<uint32_t>(pick(o.multiplier));
+      cp.shift = pick(o.shift) & 0x3f;
+    } else if (o.mode == StoreMode::kOnnx) {
+      cp.mult = std::bit_cast<uint32_t>(pick(o.scale));
+    }
+    std::memcpy(&p_pk[n * B], &cp, sizeof cp);
+  }
+  const uint64_t sb = ceil_div(uint64_t{C} * esize, B) * B;  // output row bytes per strip
+  Buffer a_buf = dev.alloc(a_pk.size(), 4096);
+  Buffer w_buf = dev.alloc(w_pk.size(), 4096);
+  Buffer p_buf = dev.alloc(p_pk.size(), 4096);
+  Buffer o_buf = dev.alloc(p.nst * M * sb, 4096);
+  a_buf.write(0, a_pk.data(), a_pk.size());
+  w_buf.write(0, w_pk.data(), w_pk.size());
+  p_buf.write(0, p_pk.data(), p_pk.size());
+
+  // ---- the descriptor program
+  Scheduler sch(cap.inflight);
+  auto emit_w = [&](const Step& st) {
+    const Pair& pr = p.pairs[st.pair];
+    const uint32_t spad = p.w_lo + st.wbuf * p.w_cap + st.w_off;
+    Transfer2d t;
+    t.host_addr = w_buf.device_address() + (uint64_t{pr.strip} * K + uint64_t{st.t0} * R) * B;
+    t.row_bytes = st.k * B;
+    t.rows = 1;
+    t.host_stride = 0;
+    t.spad_addr = spad;
+    t.spad_stride = 0;
+    sch.emit(Descriptor::load(t), Eng::kLoad, {}, {{0, spad, spad + uint64_t{st.k}}});
+  };
+  auto emit_a = [&](const ALoad& al) {
+    Transfer2d t;
+    t.host_addr = a_buf.device_address() + (uint64_t{al.t0} * M + al.m0) * B;
+    t.row_bytes = al.rows * B;
+    t.rows = al.nt;
+    t.host_stride = static_cast<uint32_t>(M * B);
+    t.spad_addr = al.spad;
+    t.spad_stride = al.tile_stride;
+    sch.emit(Descriptor::load(t), Eng::kLoad, {},
+             {{0, al.spad, al.spad + uint64_t{al.nt - 1} * al.tile_stride + al.rows}});
+  };
+  // Parameter block of each tile: a new one (next in the ring) whenever the strip changes.
+  std::vector<uint32_t> pair_pbuf(p.pairs.size(), 0);
+  std::vector<bool> pair_loads_params(p.pairs.size(), false);
+  for (size_t q = 0, blk = 0; q < p.pairs.size(); ++q) {
+    if (q > 0 && p.pairs[q].strip != p.pairs[q - 1].strip) ++blk;
+    pair_pbuf[q] = static_cast<uint32_t>(blk % kParamBufs);
+    pair_loads_params[q] = q == 0 || p.pairs[q].strip != p.pairs[q - 1].strip;
+  }
+  auto emit_params = [&](size_t q) {
+    const uint32_t spad = p.p_lo + pair_pbuf[q] * C;
+    Transfer2d t;
+    t.host_addr = p_buf.device_address() + uint64_t{p.pairs[q].strip} * C * B;
+    t.row_bytes = C * B;
+    t.rows = 1;
+    t.spad_addr = spad;
+    sch.emit(Descriptor::load(t), Eng::kLoad, {}, {{0, spad, spad + uint64_t{C}}});
+  };
+  auto emit_loads = [&](size_t s) {
+    const Step& st = p.steps[s];
+    emit_w(st);
+    if (p.pairs[st.pair].first_step == s && pair_loads_params[st.pair]) emit_params(st.pair);
+    for (const ALoad& al : p.aloads[s]) emit_a(al);
+  };
+  auto emit_compute = [&](size_t s) {
+    const Step& st = p.steps[s];
+    const Pair& pr = p.pairs[st.pair];
+    ComputeArgs c;
+    c.a_addr = st.a_spad;
+    c.a_row_stride = 1;
+    c.a_tile_stride = st.a_tile_stride;
+    c.w_addr = p.w_lo + st.wbuf * p.w_cap + st.w_off;
+    c.w_row_stride = 1;
+    c.w_tile_stride = R;
+    c.m = pr.rows;
+    c.k = st.k;
+    c.acc_addr = pr.bank * p.half;
+    c.accumulate = s != pr.first_step;
+    c.a_signed = opt.a.is_signed;
+    c.w_signed = opt.w.is_signed;
+    c.a_zp = static_cast<uint8_t>(opt.a.zero_point);
+    c.w_zp = static_cast<uint8_t>(opt.w.zero_point);
+    std::vector<Span> rd = {
+        {0, st.a_spad, st.a_spad + uint64_t{st.nt - 1} * st.a_tile_stride + pr.rows},
+        {0, c.w_addr, c.w_addr + uint64_t{st.k}}};
+    sch.emit(Descriptor::compute(c), Eng::kCompute, rd,
+             {{1, c.acc_addr, c.acc_addr + uint64_t{pr.rows}}});
+  };
+  auto emit_store = [&](size_t q) {
+    const Pair& pr = p.pairs[q];
+    StoreAccArgs sa;
+    sa.host_addr = o_buf.device_address() + (uint64_t{pr.strip} * M + pr.m0) * sb;
+    sa.host_stride = static_cast<uint32_t>(sb);
+    sa.m = pr.rows;
+    sa.acc_addr = pr.bank * p.half;
+    sa.n = static_cast<uint32_t>(std::min<uint64_t>(C, N - uint64_t{pr.strip} * C));
+    sa.mode = o.mode;
+    sa.pack = !int32_out;
+    sa.load_params = true;
+    sa.params_addr = p.p_lo + pair_pbuf[q] * C;
+    sa.zp = int32_out ? 0 : o.zero_point;
+    sa.act_min = int32_out ? INT32_MIN : o.act_min;
+    sa.act_max = int32_out ? INT32_MAX : o.act_max;
+    sch.emit(Descriptor::store_acc(sa), Eng::kStore,
+             {{1, sa.acc_addr, sa.acc_addr + uint64_t{pr.rows}},
+              {0, sa.params_addr, sa.params_addr + uint64_t{C}}},
+             {});
+  };
+  // Loads of step s+1 before COMPUTE s; a tile's STORE_ACC after the COMPUTE that follows its
+  // last one (so that COMPUTE is already queued when the store waits).
+  emit_loads(0);
+  size_t stored = 0;
+  for (size_t s = 0; s < p.steps.size(); ++s) {
+    if (s + 1 < p.steps.size()) emit_loads(s + 1);
+    emit_compute(s);
+    while (stored < p.pairs.size() && p.pairs[stored].last_step < s) emit_store(stored++);
+  }
+  while (stored < p.pairs.size()) emit_store(stored++);
+  const std::vector<Descriptor>& prog = sch.program();
+
+  // ---- run: wait for earlier work, clear the counters, submit in batches, report progress
+  Queue& q = dev.queue();
+  q.finish(opt.timeout);
+  dev.clear_perf();
+  const uint64_t first = q.submitted();
+  const size_t batch = std::max<size_t>(1, q.ring_entries() / 2);
+  for (size_t i = 0; i < prog.size(); i += batch) {
+    const size_t n = std::min(batch, prog.size() - i);
+    q.submit(std::span<const Descriptor>(prog.data() + i, n));
+    if (opt.progress) opt.progress(double(q.completed() - first) / double(prog.size()));
+  }
+  const uint64_t last = first + prog.size() - 1;
+  if (opt.progress) {
+    for (int f = 1; f <= 10; ++f) {
+      q.wait(first + std::max<size_t>(1, (prog.size() * f) / 10) - 1, opt.timeout);
+      opt.progress(f / 10.0);
+    }
+  }
+  q.wait(last, opt.timeout);
+  OpStats st;
+  st.perf = dev.perf();
+  st.descriptors = prog.size();
+  st.schedule = p.summary + (sch.wait_flags_used()
+                                 ? ", " + std::to_string(sch.wait_flags_used()) + " WAIT flags"
+                                 : std::string());
+
+  // ---- unpack
+  std::vector<uint8_t> ob(o_buf.size());
+  o_buf.read(0, ob.data(), ob.size());
+  for (uint64_t s = 0; s < p.nst; ++s) {
+    const uint64_t n0 = s * C, nn = std::min<uint64_t>(C, N - n0);
+    for (uint64_t m = 0; m < M; ++m) {
+      std::memcpy(out_bytes + (m * N + n0) * esize, &ob[(s * M + m) * sb], nn * esize);
+    }
+  }
+  return st;
+}
+
+std::vector<uint8_t> im2col(const Conv2dShape& s, std::span<const uint8_t> in, uint8_t pad) {
+  const int oh = s.out_h(), ow = s.out_w();
+  const size_t K = size_t(s.kh) * s.kw * s.c_in;
+  std::vector<uint8_t> cols(size_t(s.n) * oh * ow * K, pad);
+  for (int b = 0; b < s.n; ++b) {
+    for (int y = 0; y < oh; ++y) {
+      for (int x = 0; x < ow; ++x) {
+        uint8_t* row = &cols[((size_t(b) * oh + y) * ow + x) * K];
+        for (int i = 0; i < s.kh; ++i) {
+          const int iy = y * s.stride_h - s.pad_top + i;
+          if (iy < 0 || iy >= s.h) continue;
+          for (int j = 0; j < s.kw; ++j) {
+            const int ix = x * s.stride_w - s.pad_left + j;
+            if (ix < 0 || ix >= s.w) continue;
+            std::memcpy(row + (size_t(i) * s.kw + j) * s.c_in,
+                        &in[((size_t(b) * s.h + iy) * s.w + ix) * s.c_in], s.c_in);
+          }
+        }
+      }
+    }
+  }
+  return cols;
+}
+
+std::vector<uint8_t> filter_to_gemm(const Conv2dShape& s, std::span<const uint8_t> f) {
+  const size_t K = size_t(s.kh) * s.kw * s.c_in;
+  std::vector<uint8_t> w(K * s.c_out);
+  for (int o = 0; o < s.c_out; ++o) {
+    for (size_t k = 0; k < K; ++k) w[k * s.c_out + o] = f[o * K + k];
+  }
+  return w;
+}
+
+void check_conv(const Conv2dShape& s, size_t in_size, size_t f_size, size_t out_size) {
+  if (s.n < 1 || s.h < 1 || s.w < 1 || s.c_in < 1 || s.kh < 1 || s.kw < 1 || s.c_out < 1 ||
+      s.stride_h < 1 || s.stride_w < 1 || s.pad_top < 0 || s.pad_left < 0 || s.pad_bottom < 0 ||
+      s.pad_right < 0) {
+    bad("conv2d: sizes and strides must be >= 1, paddings >= 0");
+  }
+  if (s.h + s.pad_top + s.pad_bottom < s.kh || s.w + s.pad_left + s.pad_right < s.kw) {
+    bad("conv2d: the filter is larger than the padded input");
+  }
+  if (in_size != size_t(s.n) * s.h * s.w * s.c_in) bad("conv2d: input size is not N*H*W*C_in");
+  if (f_size != size_t(s.c_out) * s.kh * s.kw * s.c_in) {
+    bad("conv2d: filter size is not C_out*KH*KW*C_in");
+  }
+  if (out_size != size_t(s.n) * s.out_h() * s.out_w() * s.c_out) {
+    bad("conv2d: output size is not N*OH*OW*C_out");
+  }
+}
+
+}  // namespace
+
+OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
+             std::span<const uint8_t> w, std::span<uint8_t> out, const GemmOptions& opt) {
+  if (m >= 1 && n >= 1 && out.size() != size_t(m) * n) bad("gemm: out must hold M*N bytes");
+  return run_gemm(dev, m < 0 ? 0 : m, n < 0 ? 0 : n, k < 0 ? 0 : k, a, w, out.data(), 1, opt);
+}
+
+OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
+             std::span<const uint8_t> w, std::span<int32_t> out, const GemmOptions& opt) {
+  if (m >= 1 && n >= 1 && out.size() != size_t(m) * n) bad("gemm: out must hold M*N values");
+  return run_gemm(dev, m < 0 ? 0 : m, n < 0 ? 0 : n, k < 0 ? 0 : k, a, w,
+                  reinterpret_cast<uint8_t*>(out.data()), 4, opt);
+}
+
+OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
+               std::span<const uint8_t> filter, std::span<uint8_t> out, const GemmOptions& opt) {
+  check_conv(s, input.size(), filter.size(), out.size());
+  const auto cols = im2col(s, input, static_cast<uint8_t>(opt.a.zero_point));
+  const auto w = filter_to_gemm(s, filter);
+  return gemm(dev, s.n * s.out_h() * s.out_w(), s.c_out, s.kh * s.kw * s.c_in, cols, w, out, opt);
+}
+
+OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
+               std::span<const uint8_t> filter, std::span<int32_t> out, const GemmOptions& opt) {
+  check_conv(s, input.size(), filter.size(), out.size());
+  const auto cols = im2col(s, input, static_cast<uint8_t>(opt.a.zero_point));
+  const auto w = filter_to_gemm(s, filter);
+  return gemm(dev, s.n * s.out_h() * s.out_w(), s.c_out, s.kh * s.kw * s.c_in, cols, w, out, opt);
+}
+
+}  // namespace weft

@@ -1,0 +1,712 @@
+// ref:// — a functional C++ model of a Weft device, written from docs/programming-model.md only:
+// CSRs (rtl/host/weft_regs.rdl), ring fetch, decode-time validation with the same error codes,
+// DMA windows, execution with weft::golden semantics, in-order retirement, the completion record,
+// IRQ status and performance counters (with a simple cost model: one A row per cycle, one bus
+// beat per cycle, no overlap between engines).
+//
+// Scheduling: `sched=inorder` (default) executes descriptors one at a time in ring order, so
+// dependencies are trivially met. `sched=random` models engine concurrency instead: among the
+// descriptors in flight (at most `inflight`), each engine's oldest unexecuted one may run once
+// its dep0/dep1/WAIT_* conditions hold, and one of the ready engines is picked at random. A
+// schedule that forgets a dependency then computes wrong results here too.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <deque>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend.hpp"
+#include "csr.hpp"
+#include "paged_memory.hpp"
+#include "uri_options.hpp"
+#include "weft/descriptor.hpp"
+#include "weft/golden/quant.hpp"
+
+namespace weft::detail {
+namespace {
+
+enum class Engine { kNone, kLoad, kCompute, kStore };
+
+Engine engine_of(uint8_t op) {
+  switch (static_cast<Opcode>(op)) {
+    case Opcode::kLoad:
+      return Engine::kLoad;
+    case Opcode::kCompute:
+      return Engine::kCompute;
+    case Opcode::kStoreSpad:
+    case Opcode::kStoreAcc:
+      return Engine::kStore;
+    default:
+      return Engine::kNone;
+  }
+}
+
+struct Fault {
+  uint64_t lo, hi;
+  bool write;
+  unsigned resp;
+};
+
+class RefDevice final : public Backend {
+ public:
+  explicit RefDevice(const Options& opts) {
+    OptionReader r(opts);
+    r.array("array", &rows_, &cols_);
+    acc_rows_ = static_cast<uint32_t>(r.u64("acc", 512, 4, 65536));
+    spad_lines_ = static_cast<uint32_t>(r.u64("spad", 16384, 64, 1u << 24));
+    banks_ = static_cast<uint32_t>(r.u64("banks", 4, 1, 64));
+    inflight_ = static_cast<uint32_t>(r.u64("inflight", 16, 1, 255));
+    const std::string sched = r.str("sched", "inorder");
+    if (sched != "inorder" && sched != "random") {
+      throw std::invalid_argument("option sched=" + sched + ": expected inorder or random");
+    }
+    random_ = sched == "random";
+    rng_.seed(r.u64("seed", 1));
+    r.check_all_used("ref",
+                     "array=RxC acc=N spad=LINES banks=N inflight=N sched=inorder|random "
+                     "seed=N (and the device options mem, membase, ring, timeout)");
+    if (std::popcount(acc_rows_) != 1) throw std::invalid_argument("option acc: a power of two");
+    if (std::popcount(spad_lines_) != 1 || spad_lines_ % banks_ != 0) {
+      throw std::invalid_argument("options spad/banks: spad a power of two divisible by banks");
+    }
+    bus_ = 16;
+    while (bus_ < rows_ || bus_ < cols_) bus_ *= 2;
+    spad_.assign(size_t{spad_lines_} * bus_, 0);
+    acc_.assign(size_t{acc_rows_} * cols_, 0);
+    params_.assign(cols_, ColumnParams{});
+  }
+
+  std::string description() const override {
+    return "ref:// functional reference device, " + std::to_string(rows_) + "x" +
+           std::to_string(cols_) + " array, " + std::to_string(acc_rows_) + " accumulator rows, " +
+           std::to_string(spad_lines_) + " scratchpad lines, " +
+           (random_ ? "random engine order" : "in-order");
+  }
+
+  // ------------------------------------------------------------------------------ CSRs
+  uint32_t csr_read(uint32_t off) override {
+    using namespace csr;
+    cycle_tick(2);
+    if (off >= kPerfBase && off < kPerfBase + kPerfCount * 8) {
+      const int i = static_cast<int>((off - kPerfBase) / 8);
+      if ((off - kPerfBase) % 8 == 0) {
+        perf_latch_[i] = static_cast<uint32_t>(perf_[i] >> 32);
+        return static_cast<uint32_t>(perf_[i]);
+      }
+      if ((off - kPerfBase) % 8 == 4) return perf_latch_[i];
+    }
+    if (off >= kWinBase && off < kWinBase + 4 * kWinStride) {
+      const Win& w = win_[(off - kWinBase) / kWinStride];
+      switch ((off - kWinBase) % kWinStride) {
+        case kWinBaseLo:
+          return static_cast<uint32_t>(w.base);
+        case kWinBaseHi:
+          return static_cast<uint32_t>(w.base >> 32);
+        case kWinLimitLo:
+          return static_cast<uint32_t>(w.limit);
+        case kWinLimitHi:
+          return static_cast<uint32_t>(w.limit >> 32);
+        case kWinCtrl:
+          return (w.read ? kWinRead : 0) | (w.write ? kWinWrite : 0);
+        default:
+          break;
+      }
+    }
+    switch (off) {
+      case kId:
+        return kIdMagic;
+      case kVersion:
+        return 1u << 16;
+      case kCap0:
+        return rows_ | (cols_ << 8) | (bus_ << 16) | (4u << 24);
+      case kCap1:
+        return spad_lines_ | (banks_ << 24);
+      case kCap2:
+        return acc_rows_ | (inflight_ << 16) | (16u << 24);
+      case kCtrl:
+        return enable_ ? kCtrlEnable : 0;
+      case kStatus:
+        return (idle() ? kStatusIdle : 0) | (err_code_ ? kStatusError : 0);
+      case kErrCode:
+        return err_code_;
+      case kErrIndex:
+        return err_index_;
+      case kErrAddrLo:
+        return static_cast<uint32_t>(err_addr_);
+      case kErrAddrHi:
+        return static_cast<uint32_t>(err_addr_ >> 32);
+      case kIrqStatus:
+        return irq_status_;
+      case kIrqEnable:
+        return irq_enable_;
+      case kRingBaseLo:
+        return static_cast<uint32_t>(ring_base_);
+      case kRingBaseHi:
+        return static_cast<uint32_t>(ring_base_ >> 32);
+      case kRingSize:
+        return ring_log2_;
+      case kRingTail:
+        return tail_;
+      case kRingHead:
+        return head_;
+      case kCompleted:
+        return completed_;
+      case kCplAddrLo:
+        return static_cast<uint32_t>(cpl_addr_);
+      case kCplAddrHi:
+        return static_cast<uint32_t>(cpl_addr_ >> 32);
+      default:
+        break;
+    }
+    throw std::invalid_argument("CSR read of unmapped offset " + std::to_string(off) +
+                                " (the bus answers SLVERR)");
+  }
+
+  void csr_write(uint32_t off, uint32_t v) override {
+    using namespace csr;
+    cycle_tick(2);
+    auto set_lo = [](uint64_t& x, uint32_t v) { x = (x & ~0xffffffffull) | v; };
+    auto set_hi = [](uint64_t& x, uint32_t v) { x = (x & 0xffffffffull) | (uint64_t{v} << 32); };
+    if (off >= kWinBase && off < kWinBase + 4 * kWinStride) {
+      Win& w = win_[(off - kWinBase) / kWinStride];
+      switch ((off - kWinBase) % kWinStride) {
+        case kWinBaseLo:
+          set_lo(w.base, v);
+          return;
+        case kWinBaseHi:
+          set_hi(w.base, v);
+          return;
+        case kWinLimitLo:
+          set_lo(w.limit, v);
+          return;
+        case kWinLimitHi:
+          set_hi(w.limit, v);
+          return;
+        case kWinCtrl:
+          w.read = v & kWinRead;
+          w.write = v & kWinWrite;
+          return;
+        default:
+          break;
+      }
+    }
+    switch (off) {
+      case kCtrl:
+        enable_ = v & kCtrlEnable;
+        if (v & kCtrlPerfClear) std::fill(std::begin(perf_), std::end(perf_), 0);
+        if (v & kCtrlQreset) queue_reset();
+        return;
+      case kIrqStatus:
+        irq_status_ &= ~v;
+        return;
+      case kIrqEnable:
+        irq_enable_ = v & 3;
+        return;
+      case kRingBaseLo:
+        set_lo(ring_base_, v);
+        return;
+      case kRingBaseHi:
+        set_hi(ring_base_, v);
+        return;
+      case kRingSize:
+        ring_log2_ = v & 31;
+        return;
+      case kRingTail:
+        tail_ = v;
+        return;
+      case kCplAddrLo:
+        set_lo(cpl_addr_, v);
+        return;
+      case kCplAddrHi:
+        set_hi(cpl_addr_, v);
+        return;
+      default:
+        break;
+    }
+    // Read-only registers ignore writes; unmapped ones answer SLVERR.
+    if (off <= kCplAddrHi || (off >= kPerfBase && off < kPerfBase + kPerfCount * 8)) return;
+    throw std::invalid_argument("CSR write to unmapped offset " + std::to_string(off) +
+                                " (the bus answers SLVERR)");
+  }
+
+  void mem_write(uint64_t a, const void* s, size_t n) override { mem_.write(a, s, n); }
+  void mem_read(uint64_t a, void* d, size_t n) override { mem_.read(a, d, n); }
+  uint64_t cycle() const override { return cycle_; }
+
+  bool inject_bus_error(uint64_t lo, uint64_t hi, bool write, unsigned resp) override {
+    faults_.push_back({lo, hi, write, resp});
+    return true;
+  }
+  void clear_bus_errors() override { faults_.clear(); }
+  std::vector<std::pair<uint64_t, uint64_t>> take_device_writes() override {
+    return std::exchange(dev_writes_, {});
+  }
+
+  uint64_t run(uint64_t max_cycles, const std::function<bool()>& stop) override {
+    const uint64_t start = cycle_;
+    while (cycle_ - start < max_cycles) {
+      if (stop && stop()) break;
+      if (executing_) {
+        // The descriptor's cost in cycles passes before it completes.
+        const uint64_t n = std::min(busy_until_ - cycle_, max_cycles - (cycle_ - start));
+        cycle_tick(n);
+        if (cycle_ < busy_until_) break;
+        finish();
+        continue;
+      }
+      if (!step()) {
+        cycle_tick(max_cycles - (cycle_ - start));  // idle: time passes, nothing changes
+        break;
+      }
+    }
+    return cycle_ - start;
+  }
+
+ private:
+  struct Win {
+    uint64_t base = 0, limit = 0;
+    bool read = false, write = false;
+  };
+  struct Slot {
+    uint32_t index;
+    Descriptor d;
+    Engine engine;
+    bool done = false;
+  };
+  struct Check {
+    ErrorCode code = ErrorCode::kNone;
+    uint64_t addr = 0;
+  };
+  enum Perf {
+    kCycles,
+    kLoadBusy,
+    kComputeBusy,
+    kStoreBusy,
+    kLoadWait,
+    kComputeWait,
+    kStoreWait,
+    kWaitW,
+    kWaitA,
+    kWaitDrain,
+    kMacs,
+    kRdBytes,
+    kWrBytes,
+    kRdStall,
+    kWrStall,
+    kRetired
+  };
+
+  void cycle_tick(uint64_t n) {
+    cycle_ += n;
+    perf_[kCycles] += n;
+  }
+  bool idle() const {
+    return !executing_ && rob_.empty() && (head_ == tail_ || !enable_ || err_code_);
+  }
+
+  void queue_reset() {
+    rob_.clear();
+    executing_ = false;
+    head_ = completed_ = 0;
+    err_code_ = 0;
+    err_index_ = 0;
+    err_addr_ = 0;
+    pending_ = {};
+    pending_index_ = 0;
+  }
+
+  // ---------------------------------------------------------------- host accesses and windows
+  bool in_window(uint64_t addr, uint64_t bytes, bool write) const {
+    if (bytes == 0 || addr + bytes < addr) return false;
+    for (const Win& w : win_) {
+      if ((write ? w.write : w.read) && addr >= w.base && addr + bytes <= w.limit) return true;
+    }
+    return false;
+  }
+  // The 2D extent [addr, addr + (rows-1)*stride + row_bytes).
+  Check check_2d(uint64_t addr, uint64_t row_bytes, uint64_t rows, uint64_t stride,
+                 bool write) const {
+    const unsigned __int128 end =
+        (unsigned __int128)addr + (unsigned __int128)(rows - 1) * stride + row_bytes;
+    if (end > ~uint64_t{0} || !in_window(addr, static_cast<uint64_t>(end - addr), write)) {
+      return {ErrorCode::kWindow, addr};
+    }
+    return {};
+  }
+  // An injected bus fault for a transfer of this extent, if any (consumes one count).
+  Check bus_fault(uint64_t addr, uint64_t row_bytes, uint64_t rows, uint64_t stride, bool write) {
+    for (auto it = faults_.begin(); it != faults_.end(); ++it) {
+      if (it->write != write) continue;
+      for (uint64_t r = 0; r < rows; ++r) {
+        const uint64_t a = addr + r * stride;
+        if (a < it->hi && a + row_bytes > it->lo) {
+          const uint64_t where = std::max(a, it->lo) & ~uint64_t{bus_ - 1};
+          return {it->resp == 3 ? ErrorCode::kDecerr : ErrorCode::kSlverr, where};
+        }
+      }
+    }
+    return {};
+  }
+
+  // ---------------------------------------------------------------- decode-time validation
+  static constexpr uint64_t kMax20 = 1u << 20;
+
+  Check validate(const Descriptor& d, uint32_t index) const {
+    if (d.seq() != index) return {ErrorCode::kSeq, 0};
+    const auto op = static_cast<Opcode>(d.w[0] & 0xff);
+    const uint64_t half = acc_rows_ / 2;
+    switch (op) {
+      case Opcode::kNop:
+      case Opcode::kFence:
+        return {};
+      case Opcode::kLoad:
+      case Opcode::kStoreSpad: {
+        const uint64_t addr = d.w[2] | (uint64_t{d.w[3]} << 32);
+        const uint64_t rb = d.w[4], rows = d.w[5], hs = d.w[6], sa = d.w[7], ss = d.w[8];
+        if (rb == 0 || rb > kMax20 || rows == 0 || rows > kMax20) return {ErrorCode::kSize, 0};
+        if (addr % bus_ || rb % bus_ || hs % bus_) return {ErrorCode::kAlign, addr};
+        if (sa + (rows - 1) * ss + rb / bus_ - 1 >= spad_lines_) return {ErrorCode::kSpadRange, 0};
+        return check_2d(addr, rb, rows, hs, op == Opcode::kStoreSpad);
+      }
+      case Opcode::kCompute: {
+        const uint64_t m = d.w[8], k = d.w[9], acc = d.w[10];
+        if (m == 0 || m > half || k == 0 || k > kMax20) return {ErrorCode::kSize, 0};
+        if (acc >= acc_rows_ || acc % half + m > half) return {ErrorCode::kAccRange, 0};
+        const uint64_t kt = (k + rows_ - 1) / rows_;
+        uint64_t max_line = 0;
+        for (uint64_t t = (kt >= 2 ? kt - 2 : 0); t < kt; ++t) {
+          const uint64_t kr = std::min<uint64_t>(rows_, k - t * rows_);
+          max_line = std::max(max_line, uint64_t{d.w[5]} + t * d.w[7] + (kr - 1) * d.w[6]);
+          max_line = std::max(max_line, uint64_t{d.w[2]} + t * d.w[4] + (m - 1) * d.w[3]);
+        }
+        if (max_line >= spad_lines_) return {ErrorCode::kSpadRange, 0};
+        return {};
+      }
+      case Opcode::kStoreAcc: {
+        const uint64_t addr = d.w[2] | (uint64_t{d.w[3]} << 32);
+        const uint64_t hs = d.w[4], m = d.w[5], acc = d.w[6], n = d.w[7];
+        const bool pack = d.w[8] & 4, load = d.w[8] & 8;
+        if (m == 0 || m > half || n == 0 || n > cols_) return {ErrorCode::kSize, 0};
+        if (addr % bus_ || hs % bus_) return {ErrorCode::kAlign, addr};
+        if (acc >= acc_rows_ || acc % half + m > half) return {ErrorCode::kAccRange, 0};
+        if (load && uint64_t{d.w[9]} + cols_ > spad_lines_) return {ErrorCode::kSpadRange, 0};
+        return check_2d(addr, pack ? n : 4 * n, m, hs, true);
+      }
+      default:
+        return {ErrorCode::kOpcode, 0};
+    }
+  }
+
+  // ---------------------------------------------------------------- execution
+  void dev_write(uint64_t addr, const void* src, size_t n) {
+    mem_.write(addr, src, n);
+    dev_writes_.emplace_back(addr, n);
+  }
+  uint8_t* line(uint64_t l) { return spad_.data() + l * bus_; }
+  int32_t* acc_row(uint32_t acc_addr, uint32_t j) {
+    const uint32_t half = acc_rows_ / 2;
+    const uint32_t bank = acc_addr / half;
+    return acc_.data() + size_t{bank * half + (acc_addr % half + j) % half} * cols_;
+  }
+
+  // Executes one descriptor; returns an error for bus faults (SLVERR/DECERR).
+  Check execute(const Descriptor& d) {
+    const auto op = static_cast<Opcode>(d.w[0] & 0xff);
+    switch (op) {
+      case Opcode::kNop:
+      case Opcode::kFence:
+        cost_ += 1;
+        return {};
+      case Opcode::kLoad:
+      case Opcode::kStoreSpad: {
+        const bool store = op == Opcode::kStoreSpad;
+        const uint64_t addr = d.w[2] | (uint64_t{d.w[3]} << 32);
+        const uint32_t rb = d.w[4], rows = d.w[5], hs = d.w[6], sa = d.w[7], ss = d.w[8];
+        const uint64_t beats = uint64_t{rows} * (rb / bus_);
+        cost_ += 16 + beats;
+        perf_[store ? kStoreBusy : kLoadBusy] += 16 + beats;
+        perf_[store ? kWrBytes : kRdBytes] += beats * bus_;
+        if (Check f = bus_fault(addr, rb, rows, hs, store); f.code != ErrorCode::kNone) return f;
+        for (uint32_t r = 0; r < rows; ++r) {
+          uint8_t* l = line(sa + uint64_t{r} * ss);
+          if (store) {
+            dev_write(addr + uint64_t{r} * hs, l, rb);
+          } else {
+            mem_.read(addr + uint64_t{r} * hs, l, rb);
+          }
+        }
+        return {};
+      }
+      case Opcode::kCompute:
+        compute(d);
+        return {};
+      case Opcode::kStoreAcc:
+        return store_acc(d);
+      default:
+        return {};
+    }
+  }
+
+  void compute(const Descriptor& d) {
+    const uint32_t a_addr = d.w[2], a_rs = d.w[3], a_ts = d.w[4];
+    const uint32_t w_addr = d.w[5], w_rs = d.w[6], w_ts = d.w[7];
+    const uint32_t m = d.w[8], k = d.w[9], acc_addr = d.w[10];
+    const bool accumulate = d.w[11] & 1, a_signed = d.w[11] & 2, w_signed = d.w[11] & 4;
+    const auto zp = [](bool s, uint32_t b) { return s ? int32_t(int8_t(b)) : int32_t(b & 0xff); };
+    const golden::OperandType at{a_signed, zp(a_signed, d.w[11] >> 8)};
+    const golden::OperandType wt{w_signed, zp(w_signed, d.w[11] >> 16)};
+    const uint32_t kt = (k + rows_ - 1) / rows_;
+    std::vector<int32_t> a, w;
+    for (uint32_t t = 0; t < kt; ++t) {
+      const uint32_t kr = std::min(rows_, k - t * rows_);
+      a.assign(size_t{m} * kr, 0);
+      w.assign(size_t{kr} * cols_, 0);
+      for (uint32_t j = 0; j < m; ++j) {
+        const uint8_t* l = line(uint64_t{a_addr} + uint64_t{t} * a_ts + uint64_t{j} * a_rs);
+        for (uint32_t r = 0; r < kr; ++r) a[size_t{j} * kr + r] = zp(a_signed, l[r]);
+      }
+      for (uint32_t r = 0; r < kr; ++r) {
+        const uint8_t* l = line(uint64_t{w_addr} + uint64_t{t} * w_ts + uint64_t{r} * w_rs);
+        for (uint32_t c = 0; c < cols_; ++c) w[size_t{r} * cols_ + c] = zp(w_signed, l[c]);
+      }
+      const std::vector<int32_t> c = golden::gemm(a, w, int(m), int(kr), int(cols_), at, wt);
+      for (uint32_t j = 0; j < m; ++j) {
+        int32_t* row = acc_row(acc_addr, j);
+        for (uint32_t col = 0; col < cols_; ++col) {
+          const int32_t v = c[size_t{j} * cols_ + col];
+          row[col] = (t == 0 && !accumulate)
+                         ? v
+                         : static_cast<int32_t>(static_cast<uint32_t>(row[col]) +
+                                                static_cast<uint32_t>(v));
+        }
+      }
+    }
+    const uint64_t cyc = uint64_t{m} * kt + rows_ + cols_;
+    cost_ += cyc;
+    perf_[kComputeBusy] += cyc;
+    perf_[kMacs] += uint64_t{m} * kt * rows_ * cols_;
+  }
+
+  Check store_acc(const Descriptor& d) {
+    const uint64_t addr = d.w[2] | (uint64_t{d.w[3]} << 32);
+    const uint32_t hs = d.w[4], m = d.w[5], acc_addr = d.w[6], n = d.w[7];
+    const auto mode = static_cast<golden::RequantMode>(d.w[8] & 3);
+    const bool pack = d.w[8] & 4, load = d.w[8] & 8;
+    const uint32_t row_bytes = pack ? n : 4 * n;
+    const uint64_t beats = uint64_t{m} * ((row_bytes + bus_ - 1) / bus_);
+    cost_ += 16 + beats;
+    perf_[kStoreBusy] += 16 + beats;
+    perf_[kWrBytes] += uint64_t{m} * row_bytes;
+    if (load) {
+      for (uint32_t c = 0; c < cols_; ++c) std::memcpy(&params_[c], line(d.w[9] + c), 16);
+    }
+    if (Check f = bus_fault(addr, row_bytes, m, hs, true); f.code != ErrorCode::kNone) return f;
+    golden::OutputParams out;
+    out.mode = mode;
+    out.zero_point = static_cast<int32_t>(d.w[10]);
+    out.act_min = static_cast<int32_t>(d.w[11]);
+    out.act_max = static_cast<int32_t>(d.w[12]);
+    std::vector<uint8_t> bytes(row_bytes);
+    for (uint32_t j = 0; j < m; ++j) {
+      const int32_t* row = acc_row(acc_addr, j);
+      for (uint32_t c = 0; c < n; ++c) {
+        golden::ChannelParams ch;
+        ch.bias = params_[c].bias;
+        ch.multiplier = static_cast<int32_t>(params_[c].mult);
+        ch.shift = (params_[c].shift & 0x3f) >= 32 ? (params_[c].shift & 0x3f) - 64
+                                                   : (params_[c].shift & 0x3f);
+        ch.scale = std::bit_cast<float>(params_[c].mult);
+        const int32_t v = golden::postprocess(row[c], ch, out);
+        if (pack) {
+          bytes[c] = static_cast<uint8_t>(v);
+        } else {
+          std::memcpy(&bytes[4 * c], &v, 4);
+        }
+      }
+      dev_write(addr + uint64_t{j} * hs, bytes.data(), row_bytes);
+    }
+    return {};
+  }
+
+  // ---------------------------------------------------------------- queue
+  void raise(ErrorCode code, uint32_t index, uint64_t addr) {
+    err_code_ = static_cast<uint8_t>(code);
+    err_index_ = index;
+    err_addr_ = addr;
+    irq_status_ |= csr::kIrqError;
+    write_completion();
+  }
+
+  void write_completion() {
+    if (cpl_addr_ == 0) return;
+    if (!in_window(cpl_addr_, 16, true)) {
+      if (!err_code_) {
+        err_code_ = static_cast<uint8_t>(ErrorCode::kWindow);
+        err_index_ = completed_;
+        err_addr_ = cpl_addr_;
+        irq_status_ |= csr::kIrqError;
+      }
+      return;
+    }
+    const uint32_t rec[4] = {completed_, err_code_, err_index_, 0};
+    dev_write(cpl_addr_, rec, 16);
+    perf_[kWrBytes] += 16;
+  }
+
+  // Fetch and decode into the in-flight window (stops at a decode error).
+  void fetch() {
+    while (pending_.code == ErrorCode::kNone && rob_.size() < inflight_ && head_ != tail_) {
+      const uint32_t index = head_;
+      if (ring_log2_ < 1 || ring_log2_ > 16 || ring_base_ % 64 != 0) {
+        pending_ = {ErrorCode::kRing, ring_base_};
+        pending_index_ = index;
+        return;
+      }
+      const uint64_t entry = ring_base_ + uint64_t{index % (1u << ring_log2_)} * 64;
+      if (!in_window(entry, 64, false)) {
+        pending_ = {ErrorCode::kWindow, entry};
+        pending_index_ = index;
+        return;
+      }
+      Descriptor d;
+      mem_.read(entry, d.w.data(), 64);
+      perf_[kRdBytes] += 64;
+      if (Check c = validate(d, index); c.code != ErrorCode::kNone) {
+        // ERR_ADDR: the host address for ALIGN / WINDOW, else the descriptor's ring entry.
+        if (c.code != ErrorCode::kAlign && c.code != ErrorCode::kWindow) c.addr = entry;
+        pending_ = c;
+        pending_index_ = index;
+        return;
+      }
+      rob_.push_back({index, d, engine_of(d.w[0] & 0xff)});
+      ++head_;
+    }
+  }
+
+  bool done_or_retired(uint32_t target) const {
+    const uint32_t base = rob_.front().index;
+    if (static_cast<int32_t>(target - base) < 0) return true;
+    return rob_[target - base].done;
+  }
+
+  bool ready(size_t pos) const {
+    const Slot& s = rob_[pos];
+    for (size_t i = 0; i < pos; ++i) {
+      const Slot& e = rob_[i];
+      if (e.done) continue;
+      if (static_cast<Opcode>(e.d.w[0] & 0xff) == Opcode::kFence) return false;
+      const uint8_t f = s.d.flags();
+      if ((f & kFlagWaitLoad) && e.engine == Engine::kLoad) return false;
+      if ((f & kFlagWaitCompute) && e.engine == Engine::kCompute) return false;
+      if ((f & kFlagWaitStore) && e.engine == Engine::kStore) return false;
+      if (static_cast<Opcode>(s.d.w[0] & 0xff) == Opcode::kFence) return false;
+    }
+    for (int slot = 0; slot < 2; ++slot) {
+      const uint8_t back = s.d.dep(slot);
+      if (back && !done_or_retired(s.index - back)) return false;
+    }
+    return true;
+  }
+
+  // One scheduling step. False when there is nothing to do.
+  bool step() {
+    if (err_code_ || !enable_) return false;
+    fetch();
+    if (rob_.empty()) {
+      if (pending_.code != ErrorCode::kNone) {
+        raise(pending_.code, pending_index_, pending_.addr);
+        return true;
+      }
+      return false;
+    }
+    // Candidates: the oldest unexecuted descriptor of each engine (NOP/FENCE count as their own).
+    std::vector<size_t> cand;
+    bool seen[4] = {false, false, false, false};
+    for (size_t i = 0; i < rob_.size(); ++i) {
+      const Slot& s = rob_[i];
+      if (s.done) continue;
+      const int e = static_cast<int>(s.engine);
+      if (seen[e] && s.engine != Engine::kNone) continue;
+      seen[e] = true;
+      if (ready(i)) cand.push_back(i);
+      if (!random_) break;
+    }
+    if (cand.empty()) {
+      // Count dependency waits for the engines' heads, then let time pass (cannot happen in
+      // practice: the oldest descriptor is always ready).
+      cycle_tick(1);
+      return true;
+    }
+    const size_t pick =
+        random_ ? cand[std::uniform_int_distribution<size_t>(0, cand.size() - 1)(rng_)] : cand[0];
+    Slot& s = rob_[pick];
+    cost_ = 0;
+    const Check c = execute(s.d);
+    if (c.code != ErrorCode::kNone) {
+      // Bus errors: the descriptor ends with the error; the queue stops.
+      rob_.clear();
+      raise(c.code, s.index, c.addr);
+      return true;
+    }
+    executing_ = true;
+    exec_index_ = s.index;
+    busy_until_ = cycle_ + cost_;
+    return true;
+  }
+
+  // The executing descriptor completes; retire what can retire.
+  void finish() {
+    executing_ = false;
+    for (Slot& s : rob_) {
+      if (s.index == exec_index_) s.done = true;
+    }
+    bool retired = false;
+    while (!rob_.empty() && rob_.front().done) {
+      if (rob_.front().d.flags() & kFlagIrq) irq_status_ |= csr::kIrqDone;
+      rob_.pop_front();
+      ++completed_;
+      ++perf_[kRetired];
+      retired = true;
+    }
+    if (retired) write_completion();
+  }
+
+  // configuration
+  uint32_t rows_ = 16, cols_ = 16, bus_ = 16, acc_rows_ = 512, spad_lines_ = 16384, banks_ = 4;
+  uint32_t inflight_ = 16;
+  bool random_ = false;
+  std::mt19937_64 rng_;
+  // registers
+  bool enable_ = false;
+  uint64_t ring_base_ = 0, cpl_addr_ = 0, err_addr_ = 0;
+  uint32_t ring_log2_ = 0, tail_ = 0, head_ = 0, completed_ = 0, err_index_ = 0;
+  uint8_t err_code_ = 0;
+  uint32_t irq_status_ = 0, irq_enable_ = 0;
+  Win win_[4];
+  uint64_t perf_[csr::kPerfCount] = {};
+  uint32_t perf_latch_[csr::kPerfCount] = {};
+  // state
+  PagedMemory mem_;
+  std::vector<uint8_t> spad_;
+  std::vector<int32_t> acc_;
+  std::vector<ColumnParams> params_;
+  std::deque<Slot> rob_;
+  Check pending_;
+  uint32_t pending_index_ = 0;
+  std::vector<Fault> faults_;
+  std::vector<std::pair<uint64_t, uint64_t>> dev_writes_;
+  uint64_t cycle_ = 0;
+  uint64_t cost_ = 0, busy_until_ = 0;
+  bool executing_ = false;
+  uint32_t exec_index_ = 0;
+};
+
+}  // namespace
+
+Backend* make_ref_backend(const Options& opts) { return new RefDevice(opts); }
+
+}  // namespace weft::detail

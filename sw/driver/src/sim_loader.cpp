@@ -1,0 +1,76 @@
+// sim:// — finds and loads the simulator plugin for the requested array configuration.
+//
+// Each Verilated weft_top configuration is its own shared object, weft_sim_<R>x<C>.so (Verilator's
+// DPI exports are global symbols, so one configuration per object, loaded RTLD_LOCAL). Searched
+// in $WEFT_PLUGIN_DIR, then beside libweft and in its weft/ subdirectory (the install layout).
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "device_impl.hpp"
+#include "weft/error.hpp"
+
+namespace weft::detail {
+namespace {
+
+std::vector<std::filesystem::path> plugin_dirs() {
+  std::vector<std::filesystem::path> dirs;
+  if (const char* env = std::getenv("WEFT_PLUGIN_DIR"); env && *env) dirs.emplace_back(env);
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&plugin_dirs), &info) && info.dli_fname) {
+    const auto self = std::filesystem::path(info.dli_fname).parent_path();
+    dirs.push_back(self);
+    dirs.push_back(self / "weft");
+  }
+#ifdef WEFT_PLUGIN_BUILD_DIR
+  dirs.emplace_back(WEFT_PLUGIN_BUILD_DIR);
+#endif
+  return dirs;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_sim_backend(const Options& opts) {
+  std::string array = "16x16";
+  if (auto it = opts.find("array"); it != opts.end()) array = it->second;
+  const std::string file = "weft_sim_" + array + ".so";
+  std::set<std::string> available;
+  std::string searched;
+  for (const auto& dir : plugin_dirs()) {
+    std::error_code ec;
+    searched += (searched.empty() ? "" : ", ") + dir.string();
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("weft_sim_", 0) == 0 && n.size() > 12 && n.substr(n.size() - 3) == ".so") {
+        available.insert(n.substr(9, n.size() - 12));
+      }
+    }
+    const auto path = dir / file;
+    if (!std::filesystem::exists(path, ec)) continue;
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      throw Error(Errc::kNoDevice, "sim://: cannot load " + path.string() + ": " + dlerror());
+    }
+    auto create = reinterpret_cast<CreateBackendFn>(dlsym(h, kCreateBackendSymbol));
+    if (!create) {
+      throw Error(Errc::kNoDevice, "sim://: " + path.string() + " is not a Weft simulator plugin");
+    }
+    char err[1024] = {0};
+    Backend* be = create(&opts, err, sizeof err);
+    if (!be) throw Error(Errc::kBadUri, std::string("sim://: ") + err);
+    // The plugin stays loaded for the life of the process (Verilator keeps static state).
+    return std::unique_ptr<Backend>(be);
+  }
+  std::string list;
+  for (const auto& a : available) list += (list.empty() ? "" : ", ") + a;
+  throw Error(Errc::kBadUri, "sim://: no simulator build for array=" + array + " (" + file +
+                                 "); available: " + (list.empty() ? std::string("none") : list) +
+                                 " (searched " + searched +
+                                 "; set WEFT_PLUGIN_DIR to the directory holding weft_sim_*.so)");
+}
+
+}  // namespace weft::detail

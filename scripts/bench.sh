@@ -4,13 +4,15 @@
 #      simulation speed, for I=128 K=256 J=256 (Gemmini's tiled_matmul_ws_perf shape: 16 output
 #      column tiles of 128 rows x K 256) and for 512x512x512;
 #   2. the Verilator build time of the whole 16x16 tensor unit from scratch (2 jobs);
-#   3. Icarus vs Verilator on the same SV block bench (tb_array at 4x4 and 16x16, same vectors).
+#   3. Icarus vs Verilator on the same SV block bench (tb_array at 4x4 and 16x16, same vectors);
+#   4. the whole device through the driver (sim://, 32-cycle memory latency): end-to-end GEMM
+#      utilisation with DMA included, and the DMA efficiency of a 1 MiB copy; the DMA engine alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 JOBS=$(nproc 2>/dev/null || echo 2)
 
-cmake --build "$BUILD" -j "$JOBS" --target bench_tensor_unit weft_vecgen >/dev/null
+cmake --build "$BUILD" -j "$JOBS" --target bench_tensor_unit weft_vecgen bench_host bench_dma >/dev/null
 
 echo "== 1. Tensor unit 16x16: MACs per cycle on back-to-back tiles =="
 "$BUILD/tb/bench/bench_tensor_unit" 128 256 16 | grep -v '^\[seed\]'
@@ -66,3 +68,9 @@ for cfg in "4 4 200000 array" "16 16 20000 array_16x16"; do
     printf "   Verilator / Icarus: %.0fx (whole runs, vector loading included)\n", ti / tv
   }'
 done
+
+echo
+echo "== 4. The whole device through the driver (sim://, memory latency 32 cycles) =="
+"$BUILD/tb/bench/bench_host" "sim://?latency=32"
+echo "   DMA engine alone (tb/dma/bench_dma, 1 MiB, latency 32):"
+"$BUILD/tb/dma/bench_dma" | sed 's/^/   /'

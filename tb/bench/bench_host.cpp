@@ -65,7 +65,7 @@ bool gemm_figure(weft::Device& dev, int m, int n, int k, double target) {
       const int32_t g = golden::postprocess(acc[size_t(i) * n + j], ch[j], op);
       if (static_cast<int8_t>(out[size_t(i) * n + j]) != g) ++bad;
     }
-  const auto& p = st.perf.counters;
+  const auto& p = st.perf.c;
   const double util = double(m) * n * k /
                       (double(dev.caps().rows) * dev.caps().cols * double(p.cycles));
   std::printf("   M=%d N=%d K=%d: %llu cycles, %.4f of %ux%u MAC/cycle (target >= %.2f) %s; "
@@ -113,7 +113,7 @@ bool copy_figure(weft::Device& dev) {
   std::vector<uint8_t> back(total);
   dst.read(0, back.data(), total);
   const bool ok = back == data;
-  const double cyc = double(perf.counters.cycles);
+  const double cyc = double(perf.c.cycles);
   const double beats = double(total) / bb;
   std::printf("   1 MiB copy host -> scratchpad -> host, %u-byte bus: %.0f cycles; read %.4f, "
               "write %.4f of bus peak (beats / cycles; target >= 0.90) %s; data %s\n",

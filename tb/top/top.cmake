@@ -1,0 +1,32 @@
+# weft_top: the whole device (registers, command processor, DMA, scratchpad, tensor unit) under
+# the host models of sim/models. Two configurations:
+#   vl_top_4x4    Rows=Cols=4, AccDepth=64, SpadLines=1024 (4 banks of 256): fast tests
+#   vl_top_16x16  the default device (16x16, AccDepth=512, SpadLines=16384)
+# Suites Top4x4 / Top16x16 and TopProgram4x4 / TopProgram16x16 (random programs) in
+# test_top_4x4, test_top_16x16; label block.
+if(TARGET weft_sim_models)
+  set(WEFT_TOP_SOURCES ${WEFT_RTL_COMMON} ${WEFT_RTL_TENSOR} ${WEFT_RTL_HOST} ${WEFT_RTL_DMA}
+      ${WEFT_RTL_CMD} ${WEFT_RTL_TOP})
+  set(WEFT_TOP_CONFIGS "4x4x64x1024x4" "16x16x512x16384x4")
+  foreach(cfg_str IN LISTS WEFT_TOP_CONFIGS)
+    string(REPLACE "x" ";" cfg ${cfg_str})
+    list(GET cfg 0 r)
+    list(GET cfg 1 c)
+    list(GET cfg 2 d)
+    list(GET cfg 3 lines)
+    list(GET cfg 4 banks)
+    set(lib vl_top_${r}x${c})
+    weft_verilated_model(${lib} TOP weft_top
+      SOURCES ${WEFT_TOP_SOURCES}
+      PARAMS Rows=${r} Cols=${c} AccDepth=${d} SpadLines=${lines} SpadBanks=${banks})
+    weft_gtest(test_top_${r}x${c}
+      SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/top_test.cpp
+      LIBS ${lib} weft_golden weft_sim_models
+      LABELS block
+      DEFS WEFT_MODEL=V${lib} WEFT_MODEL_HEADER="V${lib}.h" WEFT_ROWS=${r} WEFT_COLS=${c}
+           WEFT_ACC_DEPTH=${d} WEFT_SPAD_LINES=${lines} WEFT_SPAD_BANKS=${banks}
+           WEFT_SUITE=Top${r}x${c} WEFT_RANDOM_SUITE=TopProgram${r}x${c})
+    target_include_directories(test_top_${r}x${c} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                               ${CMAKE_SOURCE_DIR}/sw/driver/include)
+  endforeach()
+endif()

@@ -1,7 +1,8 @@
 # weft_top: the whole device (registers, command processor, DMA, scratchpad, tensor unit) under
 # the host models of sim/models. Two configurations:
 #   vl_top_4x4    Rows=Cols=4, AccDepth=64, SpadLines=1024 (4 banks of 256): fast tests
-#   vl_top_16x16  the default device (16x16, AccDepth=512, SpadLines=16384)
+#   vl_top_16x16  the default device (16x16, AccDepth=512, SpadLines=16384); the driver's
+#                 vl_weft_sim_16x16 model when sw/driver builds it (the same configuration)
 # Suites Top4x4 / Top16x16 and TopProgram4x4 / TopProgram16x16 (random programs) in
 # test_top_4x4, test_top_16x16; label block.
 if(TARGET weft_sim_models)
@@ -16,9 +17,15 @@ if(TARGET weft_sim_models)
     list(GET cfg 3 lines)
     list(GET cfg 4 banks)
     set(lib vl_top_${r}x${c})
-    weft_verilated_model(${lib} TOP weft_top
-      SOURCES ${WEFT_TOP_SOURCES}
-      PARAMS Rows=${r} Cols=${c} AccDepth=${d} SpadLines=${lines} SpadBanks=${banks})
+    if(TARGET vl_weft_sim_${r}x${c} AND d EQUAL 512 AND lines EQUAL 16384 AND banks EQUAL 4)
+      # The driver's sim:// plugin already verilates this configuration (weft_top defaults):
+      # link that model instead of building the same one twice.
+      set(lib vl_weft_sim_${r}x${c})
+    else()
+      weft_verilated_model(${lib} TOP weft_top
+        SOURCES ${WEFT_TOP_SOURCES}
+        PARAMS Rows=${r} Cols=${c} AccDepth=${d} SpadLines=${lines} SpadBanks=${banks})
+    endif()
     weft_gtest(test_top_${r}x${c}
       SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/top_test.cpp
       LIBS ${lib} weft_golden weft_sim_models

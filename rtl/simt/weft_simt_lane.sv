@@ -1,0 +1,191 @@
+// weft_simt_lane: the execute stage of one thread of the SIMT core (combinational).
+//
+// Given the instruction, the thread's pc and its two operands (rs1, rs2; for ECALL a7 and a0),
+// computes what the thread does: the rd value of single-cycle instructions (ALU, MUL*, LUI,
+// AUIPC, JAL/JALR links, CSR reads), the next pc, the data address of loads and stores, exit and
+// barrier, or a fault with its code and tval (docs/simt-model.md "Errors"). Loads and DIV/REM
+// only have their checks and address here: the load/store unit and the shared divider produce
+// their results later (we_o is low for them).
+module weft_simt_lane #(
+  parameter int DmemBytes = 65536
+) (
+  input  logic [31:0] insn_i,
+  input  logic [31:0] pc_i,
+  input  logic [31:0] a_i,        // rs1 (a7 for ECALL)
+  input  logic [31:0] b_i,        // rs2 (a0 for ECALL)
+  input  logic [31:0] csr_val_i,  // value of read-only CSR 0xCC0 + insn_i[22:20]
+  output logic        we_o,       // rd (if not x0) takes wdata_o now
+  output logic [31:0] wdata_o,
+  output logic [31:0] next_pc_o,
+  output logic [31:0] addr_o,     // load/store address
+  output logic        exit_o,     // ECALL exit (a7 = 93): exit code is b_i
+  output logic        barrier_o,
+  output logic        fault_o,
+  output logic [7:0]  fault_code_o,
+  output logic [31:0] fault_tval_o
+);
+
+  // docs/simt-model.md error codes.
+  localparam logic [7:0] ErrIllegal      = 8'd1;
+  localparam logic [7:0] ErrBreakpoint   = 8'd2;
+  localparam logic [7:0] ErrFetchAlign   = 8'd3;
+  localparam logic [7:0] ErrLoadAlign    = 8'd5;
+  localparam logic [7:0] ErrLoadRange    = 8'd6;
+  localparam logic [7:0] ErrStoreAlign   = 8'd7;
+  localparam logic [7:0] ErrStoreRange   = 8'd8;
+  localparam logic [7:0] ErrEcall        = 8'd9;
+  localparam logic [31:0] SyscallExit    = 32'd93;
+
+  logic        illegal, is_lui, is_auipc, is_jal, is_jalr, is_branch, is_load, is_store, is_alu;
+  logic        is_mul, is_div, is_ecall, is_ebreak, is_csr, csr_barrier;
+  logic        uses_rs1, uses_rs2, writes_rd;
+  logic [31:0] imm;
+
+  weft_simt_decode u_dec (
+    .insn_i        (insn_i),
+    .illegal_o     (illegal),
+    .is_lui_o      (is_lui),
+    .is_auipc_o    (is_auipc),
+    .is_jal_o      (is_jal),
+    .is_jalr_o     (is_jalr),
+    .is_branch_o   (is_branch),
+    .is_load_o     (is_load),
+    .is_store_o    (is_store),
+    .is_alu_o      (is_alu),
+    .is_mul_o      (is_mul),
+    .is_div_o      (is_div),
+    .is_ecall_o    (is_ecall),
+    .is_ebreak_o   (is_ebreak),
+    .is_csr_o      (is_csr),
+    .csr_barrier_o (csr_barrier),
+    .imm_o         (imm),
+    .uses_rs1_o    (uses_rs1),
+    .uses_rs2_o    (uses_rs2),
+    .writes_rd_o   (writes_rd)
+  );
+
+  logic        unused_dec;
+  assign unused_dec = uses_rs1 ^ uses_rs2 ^ is_div;
+
+  logic [2:0]  f3;
+  logic        op_reg;   // OP (register-register) rather than OP-IMM
+  logic [31:0] op2;
+  logic [4:0]  shamt;
+  logic [31:0] alu;
+  logic [65:0] prod;
+  logic [31:0] mulres;
+  logic        taken;
+  logic [31:0] target;
+  logic [32:0] end_addr;  // address + size, 33 bits (no wrap-around)
+  logic        misaligned;
+
+  assign f3     = insn_i[14:12];
+  assign op_reg = insn_i[5];
+  assign op2    = op_reg ? b_i : imm;
+  assign shamt  = op2[4:0];
+
+  // RV32I OP-IMM / OP (ISA 2.4).
+  always_comb begin : p_alu
+    unique case (f3)
+      3'b000:  alu = (op_reg && insn_i[30]) ? a_i - op2 : a_i + op2;
+      3'b001:  alu = a_i << shamt;
+      3'b010:  alu = {31'd0, $signed(a_i) < $signed(op2)};
+      3'b011:  alu = {31'd0, a_i < op2};
+      3'b100:  alu = a_i ^ op2;
+      3'b101:  alu = insn_i[30] ? 32'($signed(a_i) >>> shamt) : a_i >> shamt;
+      3'b110:  alu = a_i | op2;
+      default: alu = a_i & op2;
+    endcase
+  end
+
+  // RV32M multiplications (ISA 7.1): one 33 x 33 signed product covers all four.
+  logic a_signed, b_signed;
+  assign a_signed = (f3 == 3'b001) || (f3 == 3'b010);  // MULH, MULHSU
+  assign b_signed = (f3 == 3'b001);                    // MULH
+  assign prod     = 66'($signed({a_signed & a_i[31], a_i}) * $signed({b_signed & b_i[31], b_i}));
+  assign mulres   = (f3 == 3'b000) ? prod[31:0] : prod[63:32];
+
+  logic unused_prod;
+  assign unused_prod = ^prod[65:64];
+
+  // Branch condition (ISA 2.5).
+  always_comb begin : p_branch
+    unique case (f3)
+      3'b000:  taken = (a_i == b_i);
+      3'b001:  taken = (a_i != b_i);
+      3'b100:  taken = $signed(a_i) < $signed(b_i);
+      3'b101:  taken = $signed(a_i) >= $signed(b_i);
+      3'b110:  taken = a_i < b_i;
+      default: taken = a_i >= b_i;
+    endcase
+  end
+
+  assign target   = is_jalr ? ((a_i + imm) & ~32'd1) : pc_i + imm;
+  assign addr_o   = a_i + imm;
+  assign end_addr = {1'b0, addr_o} + 33'({f3[1], f3[0] & !f3[1], !f3[1] & !f3[0]});
+  assign misaligned = (f3[0] && addr_o[0]) || (f3[1] && (addr_o[1:0] != 2'b00));
+
+  always_comb begin : p_exec
+    we_o         = 1'b0;
+    wdata_o      = 32'd0;
+    next_pc_o    = pc_i + 32'd4;
+    exit_o       = 1'b0;
+    barrier_o    = 1'b0;
+    fault_o      = 1'b0;
+    fault_code_o = 8'd0;
+    fault_tval_o = 32'd0;
+    if (illegal) begin
+      fault_o      = 1'b1;
+      fault_code_o = ErrIllegal;
+      fault_tval_o = insn_i;
+    end else if (is_lui || is_auipc) begin
+      we_o    = 1'b1;
+      wdata_o = is_lui ? imm : pc_i + imm;
+    end else if (is_jal || is_jalr || (is_branch && taken)) begin
+      if (target[1:0] != 2'b00) begin  // reported at the jump, rd not written (ISA 2.5)
+        fault_o      = 1'b1;
+        fault_code_o = ErrFetchAlign;
+        fault_tval_o = target;
+      end else begin
+        we_o      = !is_branch;
+        wdata_o   = pc_i + 32'd4;
+        next_pc_o = target;
+      end
+    end else if (is_alu) begin
+      we_o    = 1'b1;
+      wdata_o = alu;
+    end else if (is_mul) begin
+      we_o    = 1'b1;
+      wdata_o = mulres;
+    end else if (is_load || is_store) begin
+      if (misaligned) begin
+        fault_o      = 1'b1;
+        fault_code_o = is_load ? ErrLoadAlign : ErrStoreAlign;
+        fault_tval_o = addr_o;
+      end else if (end_addr > 33'(DmemBytes)) begin
+        fault_o      = 1'b1;
+        fault_code_o = is_load ? ErrLoadRange : ErrStoreRange;
+        fault_tval_o = addr_o;
+      end
+    end else if (is_csr) begin
+      we_o      = 1'b1;
+      wdata_o   = (insn_i[31:20] == 12'h8C0) ? 32'd0 : csr_val_i;  // the barrier CSR reads 0
+      barrier_o = csr_barrier;
+    end else if (is_ecall) begin
+      if (a_i == SyscallExit) begin
+        exit_o = 1'b1;
+      end else begin
+        fault_o      = 1'b1;
+        fault_code_o = ErrEcall;
+        fault_tval_o = a_i;
+      end
+    end else if (is_ebreak) begin
+      fault_o      = 1'b1;
+      fault_code_o = ErrBreakpoint;
+      fault_tval_o = pc_i;
+    end
+    // FENCE and (not taken) branches: nothing but pc + 4. DIV/REM: the divider writes rd.
+    if (!writes_rd) we_o = 1'b0;
+  end
+
+endmodule

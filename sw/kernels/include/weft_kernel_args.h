@@ -1,0 +1,103 @@
+/* Argument blocks of the Weft SIMT kernel library (docs/kernels.md), shared by the kernels (C,
+ * RV32) and the host code that launches them (C or C++, any word size). Every field is a 32-bit
+ * integer, so the layout is the same everywhere: buffers are scratchpad byte addresses (uint32_t),
+ * not pointers. The host writes the struct little-endian into the scratchpad and passes its
+ * address as Launch::arg_ptr (4-byte aligned). Buffers must be naturally aligned for their
+ * element type (int32 buffers on 4 bytes). Every kernel splits its work over the launch's threads
+ * by thread id and number of threads and works for any launch shape. */
+#ifndef WEFT_KERNEL_ARGS_H
+#define WEFT_KERNEL_ARGS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+#define WEFT_ARGS_SIZE_CHECK(type, words) static_assert(sizeof(type) == 4 * (words), #type)
+#else
+#define WEFT_ARGS_SIZE_CHECK(type, words) _Static_assert(sizeof(type) == 4 * (words), #type)
+#endif
+
+/* vecadd: c[i] = a[i] + b[i], int32, wrapping modulo 2^32. */
+struct weft_vecadd_args {
+  uint32_t n;
+  uint32_t a, b, c; /* int32[n] each */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_vecadd_args, 4);
+
+/* saxpy (integer): y[i] = alpha * x[i] + y[i], int32, wrapping modulo 2^32. */
+struct weft_saxpy_args {
+  uint32_t n;
+  int32_t alpha;
+  uint32_t x, y; /* int32[n]; y is read and written */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_saxpy_args, 4);
+
+/* relu (int8, quantized): out[i] = max(in[i], zero_point). zero_point = 0 is the plain ReLU;
+ * in place (in == out) is allowed. */
+struct weft_relu_args {
+  uint32_t n;
+  int32_t zero_point; /* -128..127 */
+  uint32_t in, out;   /* int8[n] */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_relu_args, 4);
+
+/* requant: int32 -> int8, per channel, the tensor unit's TFLite double-rounding output stage
+ * (weft::golden::postprocess with RequantMode::kTfliteDouble):
+ *   c = i % channels (in is [n / channels][channels], row-major)
+ *   v = in[i] + bias[c] (wraps);  r = MultiplyByQuantizedMultiplier(v, multiplier[c], shift[c])
+ *   out[i] = clamp(sat32(r + zero_point), act_min, act_max)
+ * shift[c] in [-31, 30] (positive = left); -128 <= act_min <= act_max <= 127. */
+struct weft_requant_args {
+  uint32_t n, channels;             /* n elements, channels >= 1 */
+  uint32_t in, out;                 /* int32[n], int8[n] */
+  uint32_t bias, multiplier, shift; /* int32[channels] each */
+  int32_t zero_point, act_min, act_max;
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_requant_args, 10);
+
+/* maxpool: 2x2 window, stride 2, no padding (TFLite MaxPool2D, VALID), int8 NHWC:
+ * out[b][oy][ox][c] = max over dy, dx in {0, 1} of in[b][2oy+dy][2ox+dx][c],
+ * out is [batch][h/2][w/2][channels] (floor: an odd last row or column is dropped). */
+struct weft_maxpool_args {
+  uint32_t batch, h, w, channels; /* h, w >= 2 */
+  uint32_t in, out;               /* int8 */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_maxpool_args, 6);
+
+/* softmax over the last axis of int8 logits [rows][depth] -> uint8 probabilities in Q0.8
+ * (scale 1/256, zero point 0), TFLite's quantized softmax (docs/kernels.md, "softmax").
+ * input_multiplier / input_left_shift / diff_min come from the input scale and beta exactly as
+ * TFLite's SoftmaxPrepare computes them (PreprocessSoftmaxScaling, CalculateInputRadius with
+ * 5 integer bits). */
+struct weft_softmax_args {
+  uint32_t rows, depth;     /* depth 1..511 */
+  uint32_t in, out;         /* int8[rows][depth], uint8[rows][depth] */
+  int32_t input_multiplier; /* Q0.31, >= 2^30 */
+  int32_t input_left_shift; /* 0..30 */
+  int32_t diff_min;         /* <= 0: inputs with x - max < diff_min give 0 */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_softmax_args, 7);
+
+/* transpose: out[c][r] = in[r][c], int8, in is [rows][cols]. */
+struct weft_transpose_args {
+  uint32_t rows, cols;
+  uint32_t in, out; /* int8[rows * cols] */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_transpose_args, 4);
+
+/* im2col: int8 NHWC input -> [batch*out_h*out_w][kh*kw*channels] (row (b, oy, ox), column
+ * (ky, kx, c)), as weft::golden::im2col: input row iy = oy*stride_h - pad_top + ky, column
+ * ix = ox*stride_w - pad_left + kx; positions outside the input take pad_value. out_h / out_w are
+ * given by the host: (h + pad_top + pad_bottom - kh) / stride_h + 1, likewise for w. */
+struct weft_im2col_args {
+  uint32_t batch, h, w, channels;
+  uint32_t kh, kw, stride_h, stride_w;
+  uint32_t pad_top, pad_left;
+  uint32_t out_h, out_w;
+  int32_t pad_value; /* -128..127 */
+  uint32_t in, out;  /* int8 */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_im2col_args, 15);
+
+#undef WEFT_ARGS_SIZE_CHECK
+
+#endif /* WEFT_KERNEL_ARGS_H */

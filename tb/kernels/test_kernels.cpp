@@ -1,0 +1,682 @@
+// The SIMT kernel library (sw/kernels, docs/kernels.md) on the golden SIMT model: each kernel's
+// ELF (built at build time by riscv64-unknown-elf-gcc) is loaded into a weft::golden::simt::Machine
+// with the default memories (16 KiB instructions, 64 KiB scratchpad), its argument struct and
+// random buffers are placed in the scratchpad, and it runs on 4 warps x 8 threads (and on 3 x 5
+// and 1 x 1, so the grid-stride loops are checked for any launch shape). Outputs are compared
+// with independent C++ references: weft::golden::postprocess (requant) and weft::golden::im2col
+// where the golden model has them, plain loops otherwise, and for softmax a C++ restatement of
+// TFLite's algorithm (bit-exact) plus float softmax (within 1 LSB). Every run also checks that
+// nothing outside the output buffers and the thread stacks changed.
+//
+// For the 4 x 8 launch each test prints "[kernel] <name> ..." with the warp instructions issued,
+// issues per element (a cycles-per-element proxy: the RTL core issues at most one warp
+// instruction per cycle) and the fraction of lanes active. Skipped, with a message, when the
+// RISC-V compiler was not found at configure time.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "softmax_reference.hpp"
+#include "weft/golden/quant.hpp"
+#include "weft/golden/simt.hpp"
+#include "weft/tb/options.hpp"
+#include "weft_kernel_args.h"
+
+namespace s = weft::golden::simt;
+namespace g = weft::golden;
+namespace sm = weft::tb::softmax_ref;
+
+namespace {
+
+const std::string kElfDir = WEFT_KERNEL_ELF_DIR;
+
+#define SKIP_WITHOUT_KERNELS()                                                   \
+  if (kElfDir.empty())                                                           \
+  GTEST_SKIP()                                                                   \
+      << "riscv64-unknown-elf-gcc not found at configure time (apt-get install " \
+         "gcc-riscv64-unknown-elf): the SIMT kernels were not built, kernel tests skipped"
+
+// Scratchpad layout (default Config: 64 KiB). The image (.text + .rodata) is mirrored at
+// [0, image end) and is at most 16 KiB (load_elf rejects a segment larger than the instruction
+// memory), so the arguments start at 16 KiB. Thread t's stack is the 256 bytes below
+// kStackTop - t * 256.
+constexpr uint32_t kArgsAddr = 0x4000;
+constexpr uint32_t kHeapBase = 0x4100;
+constexpr uint32_t kStackTop = 0x10000;
+constexpr uint32_t kStackSize = 256;
+constexpr uint32_t kMaxThreads = 32;
+constexpr uint32_t kHeapEnd = kStackTop - kMaxThreads * kStackSize;
+
+struct Shape {
+  uint32_t warps, threads;
+  bool reported;  // print the counters of this launch
+};
+constexpr Shape kShapes[] = {{4, 8, true}, {3, 5, false}, {1, 1, false}};
+
+std::string shape_name(const Shape& sh) {
+  return std::to_string(sh.warps) + "x" + std::to_string(sh.threads);
+}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  EXPECT_TRUE(f.good()) << "cannot open " << path;
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// One launch of one kernel on a fresh machine: load the ELF, allocate buffers, run, read back.
+class KernelRun {
+ public:
+  explicit KernelRun(const std::string& kernel) : name_(kernel) {
+    entry_ = s::load_elf(m_, read_file(kElfDir + "/" + kernel + ".elf"));
+  }
+
+  // An input buffer holding v.
+  template <class T>
+  uint32_t input(const std::vector<T>& v) {
+    const uint32_t addr = alloc(v.size() * sizeof(T));
+    if (!v.empty()) {
+      m_.write_dmem(addr, {reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(T)});
+    }
+    return addr;
+  }
+
+  // A buffer the kernel reads and writes, holding v.
+  template <class T>
+  uint32_t inout(const std::vector<T>& v) {
+    const uint32_t addr = input(v);
+    outputs_.push_back({addr, static_cast<uint32_t>(v.size() * sizeof(T))});
+    return addr;
+  }
+
+  // An output buffer of n elements, filled with junk so that an element the kernel does not write
+  // is seen; only output buffers (and stacks) may change.
+  template <class T>
+  uint32_t output(size_t n, std::mt19937_64& rng) {
+    const uint32_t addr = alloc(n * sizeof(T));
+    for (size_t i = 0; i < n * sizeof(T); ++i) m_.dmem()[addr + i] = static_cast<uint8_t>(rng());
+    outputs_.push_back({addr, static_cast<uint32_t>(n * sizeof(T))});
+    return addr;
+  }
+
+  template <class T>
+  std::vector<T> read(uint32_t addr, size_t n) const {
+    std::vector<T> v(n);
+    if (n) std::memcpy(v.data(), m_.dmem().data() + addr, n * sizeof(T));
+    return v;
+  }
+
+  // Writes the argument struct at kArgsAddr and runs; checks that every thread exited with 0 and
+  // that memory outside the outputs and the stacks is unchanged.
+  template <class Args>
+  s::Result run(const Args& args, const Shape& sh) {
+    m_.write_dmem(kArgsAddr, {reinterpret_cast<const uint8_t*>(&args), sizeof(Args)});
+    const std::vector<uint8_t> before = m_.dmem();
+    const s::Launch l{.entry_pc = entry_,
+                      .num_warps = sh.warps,
+                      .threads_per_warp = sh.threads,
+                      .arg_ptr = kArgsAddr,
+                      .stack_top = kStackTop,
+                      .stack_size_per_thread = kStackSize};
+    const s::Result r = m_.run(l);
+    const std::string where = name_ + " on " + shape_name(sh);
+    EXPECT_TRUE(r.ok()) << where << ": " << r.error.message();
+    if (!r.ok()) return r;
+    for (size_t t = 0; t < r.threads.size(); ++t) {
+      EXPECT_TRUE(r.threads[t].exited && r.threads[t].exit_code == 0) << where << " thread " << t;
+    }
+    EXPECT_EQ(r.total_retired(), r.total_active_threads()) << where;
+    const uint32_t stack_low = kStackTop - sh.warps * sh.threads * kStackSize;
+    int changed = 0;
+    for (uint32_t a = 0; a < before.size() && changed < 5; ++a) {
+      if (before[a] == m_.dmem()[a] || a >= stack_low) continue;
+      const bool in_output = std::any_of(outputs_.begin(), outputs_.end(), [&](const auto& o) {
+        return a >= o.first && a < o.first + o.second;
+      });
+      if (!in_output) {
+        ADD_FAILURE() << where << " wrote address 0x" << std::hex << a << " outside its outputs";
+        ++changed;
+      }
+    }
+    return r;
+  }
+
+ private:
+  uint32_t alloc(size_t bytes) {
+    const uint32_t addr = next_;
+    next_ = static_cast<uint32_t>((next_ + bytes + 15) & ~size_t{15});
+    if (next_ > kHeapEnd) throw std::length_error(name_ + ": buffers exceed the scratchpad");
+    return addr;
+  }
+
+  std::string name_;
+  s::Machine m_;
+  uint32_t entry_ = 0;
+  uint32_t next_ = kHeapBase;
+  std::vector<std::pair<uint32_t, uint32_t>> outputs_;
+};
+
+// Issue statistics of one launch, printed for the 4 x 8 runs.
+void report(const std::string& kernel, const s::Result& r, const Shape& sh, uint64_t elements,
+            const std::string& what = "") {
+  if (!sh.reported || !r.ok()) return;
+  const uint64_t issues = r.total_issues(), active = r.total_active_threads();
+  const double lanes = double(active) / double(issues * sh.threads);
+  std::printf(
+      "[kernel] %-9s %s threads, %6llu elements%s: %8llu warp issues, %7.3f issues/element, "
+      "%5.1f%% lanes active\n",
+      kernel.c_str(), shape_name(sh).c_str(), static_cast<unsigned long long>(elements),
+      what.c_str(), static_cast<unsigned long long>(issues), double(issues) / double(elements),
+      100.0 * lanes);
+  ::testing::Test::RecordProperty(kernel + "_warp_issues", std::to_string(issues));
+}
+
+// Compares element by element, reporting the first mismatches (index and values).
+template <class T>
+void expect_same(const std::vector<T>& got, const std::vector<T>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != want[i] && ++bad <= 5) {
+      ADD_FAILURE() << what << ": element " << i << " is " << int64_t{got[i]} << ", expected "
+                    << int64_t{want[i]};
+    }
+  }
+  EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << got.size() << " elements differ";
+}
+
+int32_t uniform(std::mt19937_64& rng, int32_t lo, int32_t hi) {
+  return std::uniform_int_distribution<int32_t>(lo, hi)(rng);
+}
+
+template <class T>
+std::vector<T> random_vector(std::mt19937_64& rng, size_t n, int32_t lo, int32_t hi) {
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(uniform(rng, lo, hi));
+  return v;
+}
+
+std::vector<int32_t> random_int32(std::mt19937_64& rng, size_t n) {
+  std::vector<int32_t> v(n);
+  for (auto& x : v) x = static_cast<int32_t>(static_cast<uint32_t>(rng()));
+  return v;
+}
+
+constexpr int32_t kI8Min = -128, kI8Max = 127;
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// Element-wise kernels
+// ------------------------------------------------------------------------------------------------
+
+TEST(Kernels, VecaddInt32WrapsLikeTheReference) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  const uint32_t n = static_cast<uint32_t>(uniform(rng, 1000, 2000));
+  const auto a = random_int32(rng, n), b = random_int32(rng, n);
+  std::vector<int32_t> want(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    want[i] = static_cast<int32_t>(static_cast<uint32_t>(a[i]) + static_cast<uint32_t>(b[i]));
+  }
+  for (const Shape& sh : kShapes) {
+    KernelRun k("vecadd");
+    const weft_vecadd_args args{n, k.input(a), k.input(b), k.output<int32_t>(n, rng)};
+    const s::Result r = k.run(args, sh);
+    expect_same(k.read<int32_t>(args.c, n), want, "vecadd " + shape_name(sh));
+    report("vecadd", r, sh, n);
+  }
+}
+
+TEST(Kernels, VecaddWithFewerElementsThanThreads) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  for (uint32_t n : {0u, 1u, 7u, 31u, 32u, 33u}) {
+    const auto a = random_int32(rng, n), b = random_int32(rng, n);
+    std::vector<int32_t> want(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      want[i] = static_cast<int32_t>(static_cast<uint32_t>(a[i]) + static_cast<uint32_t>(b[i]));
+    }
+    KernelRun k("vecadd");
+    const weft_vecadd_args args{n, k.input(a), k.input(b), k.output<int32_t>(n, rng)};
+    k.run(args, kShapes[0]);
+    expect_same(k.read<int32_t>(args.c, n), want, "vecadd n=" + std::to_string(n));
+  }
+}
+
+TEST(Kernels, SaxpyInt32WrapsLikeTheReference) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  const uint32_t n = static_cast<uint32_t>(uniform(rng, 1000, 2000));
+  const auto x = random_int32(rng, n), y = random_int32(rng, n);
+  for (int32_t alpha : {static_cast<int32_t>(rng()), -3, 0}) {
+    std::vector<int32_t> want(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      want[i] = static_cast<int32_t>(static_cast<uint32_t>(alpha) * static_cast<uint32_t>(x[i]) +
+                                     static_cast<uint32_t>(y[i]));
+    }
+    for (const Shape& sh : kShapes) {
+      if (alpha != -3 && !sh.reported) continue;  // other shapes once
+      KernelRun k("saxpy");
+      const weft_saxpy_args args{n, alpha, k.input(x), k.inout(y)};
+      const s::Result r = k.run(args, sh);
+      expect_same(k.read<int32_t>(args.y, n), want,
+                  "saxpy alpha=" + std::to_string(alpha) + " " + shape_name(sh));
+      if (alpha == -3) report("saxpy", r, sh, n);
+    }
+  }
+}
+
+TEST(Kernels, ReluInt8ClampsAtTheZeroPoint) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  const uint32_t n = static_cast<uint32_t>(uniform(rng, 3000, 6000));
+  const auto in = random_vector<int8_t>(rng, n, kI8Min, kI8Max);
+  for (int32_t zp : {0, uniform(rng, kI8Min, kI8Max), int32_t{kI8Min}, int32_t{kI8Max}}) {
+    std::vector<int8_t> want(n);
+    for (uint32_t i = 0; i < n; ++i) want[i] = static_cast<int8_t>(std::max<int32_t>(in[i], zp));
+    for (const Shape& sh : kShapes) {
+      if (zp != 0 && !sh.reported) continue;
+      KernelRun k("relu");
+      const weft_relu_args args{n, zp, k.input(in), k.output<int8_t>(n, rng)};
+      const s::Result r = k.run(args, sh);
+      expect_same(k.read<int8_t>(args.out, n), want,
+                  "relu zp=" + std::to_string(zp) + " " + shape_name(sh));
+      if (zp == 0) report("relu", r, sh, n);
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Requantization: the golden model's TFLite double-rounding output stage
+// ------------------------------------------------------------------------------------------------
+
+TEST(Kernels, RequantPerChannelMatchesGoldenPostprocess) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  for (int round = 0; round < 3; ++round) {
+    const int channels = round == 0 ? 1 : round == 1 ? 16 : uniform(rng, 2, 48);
+    const int rows = std::max(1, uniform(rng, 1500, 2500) / channels);
+    const uint32_t n = static_cast<uint32_t>(rows * channels);
+    std::vector<int32_t> bias(channels), mult(channels), shift(channels);
+    std::vector<g::ChannelParams> ch(channels);
+    for (int c = 0; c < channels; ++c) {
+      if (c % 5 == 4) {  // any legal pair, including extreme shifts
+        mult[c] = static_cast<int32_t>(rng() & 0x7FFFFFFF);
+        shift[c] = uniform(rng, -31, 30);
+      } else {  // a realistic scale 2^-14 .. 2^2
+        const double real = std::exp2(std::uniform_real_distribution<double>(-14, 2)(rng));
+        int sh = 0;
+        g::quantize_multiplier(real, &mult[c], &sh);
+        shift[c] = sh;
+      }
+      bias[c] = uniform(rng, -(1 << 20), 1 << 20);
+      ch[c] = {.bias = bias[c], .multiplier = mult[c], .shift = shift[c]};
+    }
+    std::vector<int32_t> acc(n);
+    for (auto& a : acc) {  // mostly moderate, some full-range (wrap-around and saturation)
+      a = rng() % 8 == 0 ? static_cast<int32_t>(rng()) : uniform(rng, -(1 << 22), 1 << 22);
+    }
+    int32_t lo = uniform(rng, kI8Min, kI8Max), hi = uniform(rng, kI8Min, kI8Max);
+    if (round == 0) lo = kI8Min, hi = kI8Max;
+    if (lo > hi) std::swap(lo, hi);
+    const g::OutputParams op{.mode = g::RequantMode::kTfliteDouble,
+                             .zero_point = uniform(rng, kI8Min, kI8Max),
+                             .act_min = lo,
+                             .act_max = hi};
+    const std::vector<int32_t> want32 = g::postprocess(acc, rows, channels, ch, op);
+    const std::vector<int8_t> want(want32.begin(), want32.end());
+    for (const Shape& sh : kShapes) {
+      KernelRun k("requant");
+      const weft_requant_args args{n,
+                                   static_cast<uint32_t>(channels),
+                                   k.input(acc),
+                                   k.output<int8_t>(n, rng),
+                                   k.input(bias),
+                                   k.input(mult),
+                                   k.input(shift),
+                                   op.zero_point,
+                                   op.act_min,
+                                   op.act_max};
+      const s::Result r = k.run(args, sh);
+      expect_same(k.read<int8_t>(args.out, n), want,
+                  "requant channels=" + std::to_string(channels) + " " + shape_name(sh));
+      if (round == 1) report("requant", r, sh, n, " (16 channels)");
+    }
+  }
+}
+
+// Rounding ties of both steps, exhaustively for small values: multiplier 2^30 (SRDHM halves, ties
+// toward +infinity) and shifts -1..-4 (RoundingDivideByPOT, ties away from zero), zero point 0,
+// no clamp inside int8: every acc in [-120, 120] on every channel.
+TEST(Kernels, RequantRoundsTiesLikeGemmlowp) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  const int channels = 5;
+  const std::vector<int32_t> bias(channels, 0), mult(channels, 1 << 30),
+      shift = {0, -1, -2, -3, -4};
+  std::vector<g::ChannelParams> ch(channels);
+  for (int c = 0; c < channels; ++c) ch[c] = {.bias = 0, .multiplier = mult[c], .shift = shift[c]};
+  std::vector<int32_t> acc;
+  for (int32_t v = -120; v <= 120; ++v) acc.insert(acc.end(), channels, v);
+  const int rows = static_cast<int>(acc.size()) / channels;
+  const uint32_t n = static_cast<uint32_t>(acc.size());
+  const g::OutputParams op{.mode = g::RequantMode::kTfliteDouble};
+  const std::vector<int32_t> want32 = g::postprocess(acc, rows, channels, ch, op);
+  // Hand-worked: -5 / 2 = -2.5 -> -2 (SRDHM ties up), then / 2 = -1 (RDBPOT: -1 exactly);
+  // -6 / 2 = -3, / 2 = -1.5 -> -2 (away from zero); 6 -> 3 -> 1.5 -> 2.
+  EXPECT_EQ(want32[(-5 + 120) * channels + 1], -1);
+  EXPECT_EQ(want32[(-6 + 120) * channels + 1], -2);
+  EXPECT_EQ(want32[(6 + 120) * channels + 1], 2);
+  EXPECT_EQ(want32[(-5 + 120) * channels + 0], -2);
+  const std::vector<int8_t> want(want32.begin(), want32.end());
+  KernelRun k("requant");
+  const weft_requant_args args{n,
+                               channels,
+                               k.input(acc),
+                               k.output<int8_t>(n, rng),
+                               k.input(bias),
+                               k.input(mult),
+                               k.input(shift),
+                               op.zero_point,
+                               op.act_min,
+                               op.act_max};
+  k.run(args, kShapes[0]);
+  expect_same(k.read<int8_t>(args.out, n), want, "requant ties");
+}
+
+// ------------------------------------------------------------------------------------------------
+// Layout kernels: max pool, transpose, im2col
+// ------------------------------------------------------------------------------------------------
+
+TEST(Kernels, MaxPool2x2Stride2Int8Nhwc) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  for (int round = 0; round < 3; ++round) {
+    // round 0: 1 x 16 x 16 x 16 (reported); then random shapes with odd sizes
+    const uint32_t b = static_cast<uint32_t>(round == 0 ? 1 : uniform(rng, 1, 2));
+    const uint32_t h = static_cast<uint32_t>(round == 0 ? 16 : uniform(rng, 2, 17));
+    const uint32_t w = static_cast<uint32_t>(round == 0 ? 16 : uniform(rng, 2, 17));
+    const uint32_t c = static_cast<uint32_t>(round == 0 ? 16 : uniform(rng, 1, 16));
+    const auto in = random_vector<int8_t>(rng, b * h * w * c, kI8Min, kI8Max);
+    const uint32_t oh = h / 2, ow = w / 2, n_out = b * oh * ow * c;
+    std::vector<int8_t> want(n_out);
+    for (uint32_t bi = 0; bi < b; ++bi)
+      for (uint32_t y = 0; y < oh; ++y)
+        for (uint32_t x = 0; x < ow; ++x)
+          for (uint32_t ci = 0; ci < c; ++ci) {
+            int v = kI8Min;
+            for (uint32_t dy = 0; dy < 2; ++dy)
+              for (uint32_t dx = 0; dx < 2; ++dx)
+                v = std::max<int>(v, in[((bi * h + 2 * y + dy) * w + 2 * x + dx) * c + ci]);
+            want[((bi * oh + y) * ow + x) * c + ci] = static_cast<int8_t>(v);
+          }
+    for (const Shape& sh : kShapes) {
+      KernelRun k("maxpool");
+      const weft_maxpool_args args{b, h, w, c, k.input(in), k.output<int8_t>(n_out, rng)};
+      const s::Result r = k.run(args, sh);
+      std::ostringstream what;
+      what << "maxpool " << b << "x" << h << "x" << w << "x" << c << " " << shape_name(sh);
+      expect_same(k.read<int8_t>(args.out, n_out), want, what.str());
+      if (round == 0) {
+        report("maxpool", r, sh, n_out, " (16x16x16 in)");
+      }
+    }
+  }
+}
+
+TEST(Kernels, TransposeInt8Matrix) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  const std::pair<uint32_t, uint32_t> dims[] = {
+      {64, 64},
+      {1, 77},
+      {77, 1},
+      {static_cast<uint32_t>(uniform(rng, 2, 90)), static_cast<uint32_t>(uniform(rng, 2, 90))}};
+  for (const auto& [rows, cols] : dims) {
+    const auto in = random_vector<int8_t>(rng, rows * cols, kI8Min, kI8Max);
+    std::vector<int8_t> want(rows * cols);
+    for (uint32_t r = 0; r < rows; ++r)
+      for (uint32_t c = 0; c < cols; ++c) want[c * rows + r] = in[r * cols + c];
+    for (const Shape& sh : kShapes) {
+      KernelRun k("transpose");
+      const weft_transpose_args args{rows, cols, k.input(in), k.output<int8_t>(rows * cols, rng)};
+      const s::Result r = k.run(args, sh);
+      expect_same(
+          k.read<int8_t>(args.out, rows * cols), want,
+          "transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " " + shape_name(sh));
+      if (rows == 64 && cols == 64) report("transpose", r, sh, rows * cols, " (64x64)");
+    }
+  }
+}
+
+TEST(Kernels, Im2colInt8NhwcMatchesGoldenIm2col) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  for (int round = 0; round < 4; ++round) {
+    g::Conv2dShape cs;
+    if (round == 0) {  // a 3x3 "same" convolution
+      cs = {.n = 1,
+            .h = 12,
+            .w = 12,
+            .c_in = 8,
+            .kh = 3,
+            .kw = 3,
+            .c_out = 1,
+            .stride_h = 1,
+            .stride_w = 1,
+            .pad_top = 1,
+            .pad_left = 1,
+            .pad_bottom = 1,
+            .pad_right = 1};
+    } else {
+      do {
+        cs = {.n = uniform(rng, 1, 2),
+              .h = uniform(rng, 1, 10),
+              .w = uniform(rng, 1, 10),
+              .c_in = uniform(rng, 1, 8),
+              .kh = uniform(rng, 1, 3),
+              .kw = uniform(rng, 1, 3),
+              .c_out = 1,
+              .stride_h = uniform(rng, 1, 2),
+              .stride_w = uniform(rng, 1, 2),
+              .pad_top = uniform(rng, 0, 2),
+              .pad_left = uniform(rng, 0, 2),
+              .pad_bottom = uniform(rng, 0, 2),
+              .pad_right = uniform(rng, 0, 2)};
+      } while (cs.h + cs.pad_top + cs.pad_bottom < cs.kh ||
+               cs.w + cs.pad_left + cs.pad_right < cs.kw ||
+               int64_t{cs.n} * cs.out_h() * cs.out_w() * cs.kh * cs.kw * cs.c_in > 12000);
+    }
+    const int32_t pad = uniform(rng, kI8Min, kI8Max);
+    const auto in =
+        random_vector<int8_t>(rng, size_t(cs.n) * cs.h * cs.w * cs.c_in, kI8Min, kI8Max);
+    const std::vector<int32_t> in32(in.begin(), in.end());
+    const std::vector<int32_t> want32 = g::im2col(in32, cs, pad);
+    const std::vector<int8_t> want(want32.begin(), want32.end());
+    for (const Shape& sh : kShapes) {
+      KernelRun k("im2col");
+      const weft_im2col_args args{static_cast<uint32_t>(cs.n),
+                                  static_cast<uint32_t>(cs.h),
+                                  static_cast<uint32_t>(cs.w),
+                                  static_cast<uint32_t>(cs.c_in),
+                                  static_cast<uint32_t>(cs.kh),
+                                  static_cast<uint32_t>(cs.kw),
+                                  static_cast<uint32_t>(cs.stride_h),
+                                  static_cast<uint32_t>(cs.stride_w),
+                                  static_cast<uint32_t>(cs.pad_top),
+                                  static_cast<uint32_t>(cs.pad_left),
+                                  static_cast<uint32_t>(cs.out_h()),
+                                  static_cast<uint32_t>(cs.out_w()),
+                                  pad,
+                                  k.input(in),
+                                  k.output<int8_t>(want.size(), rng)};
+      const s::Result r = k.run(args, sh);
+      std::ostringstream what;
+      what << "im2col n" << cs.n << " " << cs.h << "x" << cs.w << "x" << cs.c_in << " k" << cs.kh
+           << "x" << cs.kw << " s" << cs.stride_h << "x" << cs.stride_w << " pad " << cs.pad_top
+           << "," << cs.pad_left << "," << cs.pad_bottom << "," << cs.pad_right << " "
+           << shape_name(sh);
+      expect_same(k.read<int8_t>(args.out, want.size()), want, what.str());
+      if (round == 0) report("im2col", r, sh, want.size(), " (12x12x8, 3x3 same)");
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Softmax
+// ------------------------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<uint8_t> run_softmax(const std::vector<int8_t>& in, uint32_t rows, uint32_t depth,
+                                 const sm::Params& p, const Shape& sh, std::mt19937_64& rng,
+                                 const std::string& what) {
+  KernelRun k("softmax");
+  const weft_softmax_args args{rows,
+                               depth,
+                               k.input(in),
+                               k.output<uint8_t>(in.size(), rng),
+                               p.input_multiplier,
+                               p.input_left_shift,
+                               p.diff_min};
+  const s::Result r = k.run(args, sh);
+  report("softmax", r, sh, in.size(), what);
+  return k.read<uint8_t>(args.out, in.size());
+}
+
+}  // namespace
+
+// The reference itself: its exp and reciprocal against std::exp and 1/x (gemmlowp's stated
+// accuracy is far below an output LSB), and the TFLite parameters for a worked scale.
+TEST(Kernels, SoftmaxReferenceFixedPointPiecesAreAccurate) {
+  for (double x = -31.9; x <= 0; x += 0.0371) {
+    const auto a = sm::Fx<5>::FromDouble(x);
+    const double got = sm::exp_on_negative_values(a).raw / 2147483648.0;
+    EXPECT_NEAR(got, std::exp(a.raw / double(1 << 26)), 2e-7) << "exp(" << x << ")";
+  }
+  EXPECT_EQ(sm::exp_on_negative_values(sm::Fx<5>{0}).raw, INT32_MAX);
+  for (double x = 0; x < 1; x += 0.0123) {
+    const auto a = sm::Fx<0>::FromDouble(x);
+    const double got = sm::one_over_one_plus_x_for_x_in_0_1(a).raw / 2147483648.0;
+    EXPECT_NEAR(got, 1.0 / (1.0 + a.raw / 2147483648.0), 1e-8) << "1/(1+" << x << ")";
+  }
+  // scale 1/8, beta 1: real multiplier 2^23 = 0.5 * 2^24 -> (2^30, 24); radius 31*2^26/2^24 = 124
+  const sm::Params p = sm::prepare(1.0, 0.125);
+  EXPECT_EQ(p.input_multiplier, 1 << 30);
+  EXPECT_EQ(p.input_left_shift, 24);
+  EXPECT_EQ(p.diff_min, -124);
+}
+
+TEST(Kernels, SoftmaxHandWorkedRows) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  const sm::Params p = sm::prepare(1.0, 0.5);  // diff_min = -31
+  struct Case {
+    std::vector<int8_t> in;
+    std::vector<uint8_t> want;
+  };
+  const Case cases[] = {
+      {{5, 5, 5, 5}, {64, 64, 64, 64}},  // 1/4 = 64/256
+      {{-128, -128}, {128, 128}},        // 1/2
+      {{7}, {255}},                      // 1.0 saturates to 255
+      {{0, -128}, {255, 0}},             // d = -128 < diff_min: exactly 0; the max gets ~1
+      // scale 0.5, d = -2: e^-1; 256 / (1 + e^-1) = 187.15, 256 e^-1 / (1 + e^-1) = 68.85
+      {{100, 98}, {187, 69}},
+  };
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    const Case& c = cases[i];
+    const uint32_t depth = static_cast<uint32_t>(c.in.size());
+    const auto got = run_softmax(c.in, 1, depth, p, {4, 8, false}, rng, "");
+    expect_same(got, c.want, "softmax row " + std::to_string(i));
+  }
+  // depth 256, all equal: 1/256 = 1 LSB each. Depth 511 (the largest): sum = 511 (k = 4, final
+  // shift 31); 256/511 = 0.501 rounds to 1.
+  for (uint32_t depth : {256u, 511u}) {
+    const std::vector<int8_t> flat(depth, 3);
+    expect_same(run_softmax(flat, 1, depth, p, {4, 8, false}, rng, ""),
+                std::vector<uint8_t>(depth, 1),
+                "softmax " + std::to_string(depth) + " equal logits");
+  }
+}
+
+TEST(Kernels, SoftmaxMatchesFixedPointReferenceAndFloatWithinOneLsb) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  struct Config {
+    double beta, scale;
+  };
+  const Config configs[] = {{1.0, 0.1}, {1.0, 0.5}, {1.0, 1.0 / 16}, {1.0, 0.02}, {0.5, 0.25}};
+  for (size_t ci = 0; ci < std::size(configs); ++ci) {
+    const Config& cfg = configs[ci];
+    const sm::Params p = sm::prepare(cfg.beta, cfg.scale);
+    const uint32_t depth = ci == 0 ? 100 : static_cast<uint32_t>(uniform(rng, 1, 511));
+    const uint32_t rows = ci == 0 ? 40 : std::max<uint32_t>(1, 6000 / depth);
+    std::vector<int8_t> in(rows * depth);
+    for (uint32_t r = 0; r < rows; ++r) {  // rows of different spreads, some with one peak
+      const int spread = uniform(rng, 1, 255);
+      const int base = uniform(rng, -128, 127 - std::min(spread, 255));
+      for (uint32_t c = 0; c < depth; ++c) {
+        in[r * depth + c] =
+            static_cast<int8_t>(std::clamp(base + uniform(rng, 0, spread), -128, 127));
+      }
+      if (r % 3 == 0) in[r * depth + uniform(rng, 0, depth - 1)] = 127;
+    }
+    const std::vector<uint8_t> want = sm::softmax(in, rows, depth, p);
+    const std::vector<uint8_t> want_float = sm::softmax_float(in, rows, depth, cfg.beta, cfg.scale);
+    for (const Shape& sh : kShapes) {
+      if (ci != 0 && !sh.reported) continue;  // the other shapes once
+      std::ostringstream what;
+      what << "softmax beta " << cfg.beta << " scale " << cfg.scale << " " << rows << "x" << depth
+           << " " << shape_name(sh);
+      const std::vector<uint8_t> got =
+          run_softmax(in, rows, depth, p, {sh.warps, sh.threads, sh.reported && ci == 0}, rng,
+                      ci == 0 ? " (40 rows x 100)" : "");
+      expect_same(got, want, what.str() + " vs fixed-point reference");
+      int worst = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        worst = std::max(worst, std::abs(int{got[i]} - int{want_float[i]}));
+      }
+      EXPECT_LE(worst, 1) << what.str() << ": differs from float softmax by " << worst << " LSB";
+    }
+  }
+}
+
+// The intermediates of every row (each exp in Q0.31, the Q12.19 sum, the reciprocal) bit for bit:
+// differences far below an output LSB are visible here. softmax_probe.elf is softmax.c built
+// with -DWEFT_SOFTMAX_PROBE (same arithmetic, stores the intermediates).
+TEST(Kernels, SoftmaxFixedPointIntermediatesMatchReferenceBitExactly) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  for (int round = 0; round < 6; ++round) {
+    const double beta = round == 5 ? 0.75 : 1.0;
+    const double scale = std::exp2(std::uniform_real_distribution<double>(-6, 0)(rng));
+    const sm::Params p = sm::prepare(beta, scale);
+    const uint32_t depth = static_cast<uint32_t>(uniform(rng, 1, 511));
+    const uint32_t rows = std::max<uint32_t>(1, 2000 / depth);
+    const auto in = random_vector<int8_t>(rng, rows * depth, kI8Min, kI8Max);
+    const std::vector<int32_t> want = sm::softmax_parts(in, rows, depth, p);
+    KernelRun k("softmax_probe");
+    const weft_softmax_args args{rows,
+                                 depth,
+                                 k.input(in),
+                                 k.output<int32_t>(want.size(), rng),
+                                 p.input_multiplier,
+                                 p.input_left_shift,
+                                 p.diff_min};
+    k.run(args, kShapes[0]);
+    std::ostringstream what;
+    what << "softmax intermediates scale " << scale << " " << rows << "x" << depth;
+    expect_same(k.read<int32_t>(args.out, want.size()), want, what.str());
+  }
+}

@@ -21,7 +21,7 @@
 
 #include "backend.hpp"
 #include "csr.hpp"
-#include "paged_memory.hpp"
+#include "weft/sim/host_memory.hpp"
 #include "uri_options.hpp"
 #include "weft/descriptor.hpp"
 #include "weft/golden/quant.hpp"
@@ -690,7 +690,7 @@ class RefDevice final : public Backend {
   uint64_t perf_[csr::kPerfCount] = {};
   uint32_t perf_latch_[csr::kPerfCount] = {};
   // state
-  PagedMemory mem_;
+  sim::HostMemory mem_;  // the same sparse memory model the sim:// back end uses
   std::vector<uint8_t> spad_;
   std::vector<int32_t> acc_;
   std::vector<ColumnParams> params_;

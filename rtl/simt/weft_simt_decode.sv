@@ -128,7 +128,7 @@ module weft_simt_decode (
           is_div_o = f3[2];
         end
       end
-      OpFence: legal = (f3 == 3'b000);  // FENCE is a no-op; FENCE.I is not implemented
+      OpFence: legal = (f3 == 3'b000);  // FENCE is a no-op; FENCE.I (Zifencei) is outside RV32IM: illegal
       OpSystem: begin
         if (f3 == 3'b000) begin
           is_ecall_o  = (insn_i == 32'h0000_0073);

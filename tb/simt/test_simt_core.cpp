@@ -356,7 +356,7 @@ TEST_F(WEFT_SUITE, IllegalInstructionsStopWithTheWord) {
       csrrw(zero, gs::kCsrThreadId, t1),  // write to a read-only CSR
       csrrs(t1, gs::kCsrThreadId, t2),    // set with rs1 != x0 writes
       csrrsi(t1, gs::kCsrArgPtr, 1),      // ... uimm != 0
-      csrr(t1, 0xC00),                    // cycle: not implemented
+      csrr(t1, 0xC00),                    // cycle (Zicntr: outside RV32IM, illegal)
       csrr(t1, 0xCC8),                    // reserved
       0x02051513u,                        // slli with imm[5] = 1 (RV64 form)
       0x4000D513u | (1u << 25),           // srai with a bad funct7

@@ -299,7 +299,7 @@ class Hart {
         return illegal;
       }
       case 0b0001111:  // MISC-MEM: FENCE (2.7) is a no-op (one memory, in-order per thread);
-        // FENCE.I (Zifencei, Chapter 3) is not implemented.
+        // FENCE.I (Zifencei, Chapter 3) is outside RV32IM: an illegal instruction by design.
         if (funct3 != 0) return illegal;
         return write_next(0, 0);
       case 0b1110011:  // SYSTEM

@@ -278,19 +278,19 @@ TEST(SimtErrors, IllegalInstructions) {
       rv::s_type(0, 2, 1, 0b011, 0x23),        // sd (RV64)
       rv::b_type(8, 2, 1, 0b010, 0x63),        // branch funct3 = 010
       rv::i_type(0, 1, 0b001, 0, 0x67),        // jalr with funct3 != 0
-      0x0000100F,                              // fence.i (Zifencei not implemented)
+      0x0000100F,                              // fence.i (Zifencei: outside RV32IM, illegal)
       0x30200073,                              // mret
       0x10500073,                              // wfi
       0x00200073,                              // SYSTEM funct3 0 with imm 2
       rv::i_type(0, 0, 0b100, 0, 0x73),        // SYSTEM funct3 100
-      rv::csrr(a0, 0xC00),                     // cycle: not implemented
+      rv::csrr(a0, 0xC00),                     // cycle (Zicntr: outside RV32IM, illegal)
       rv::csrr(a0, 0xCC8),                     // first unused custom CSR
       rv::csrrw(zero, s::kCsrThreadId, zero),  // write to a read-only CSR
       rv::csrrs(a0, s::kCsrLaneId, t0),        // set bits (rs1 != x0): a write
       rv::csrrci(a0, s::kCsrWarpId, 1),        // clear bits with uimm != 0: a write
       rv::csrrwi(a0, s::kCsrBlockId, 0),       // csrrwi always writes
-      0x0000002F,                              // AMO opcode ("A" not implemented)
-      0x00000053,                              // OP-FP ("F" not implemented)
+      0x0000002F,                              // AMO opcode ("A": outside RV32IM, illegal)
+      0x00000053,                              // OP-FP ("F": outside RV32IM, illegal)
   };
   for (uint32_t w : words) {
     const s::Error e = error_of_word(w);

@@ -11,6 +11,7 @@
 //   weft_cmd_load    LOAD: DMA rd1 -> scratchpad write port
 //   weft_cmd_compute COMPUTE: scratchpad ports A, W -> tensor unit a_*, w_*, COMPUTE commands
 //   weft_cmd_store   STORE_SPAD / STORE_ACC: port S / tensor unit o_* -> DMA wr0; pc_*, DRAIN
+//   weft_cmd_simt    SIMT_LAUNCH: the SIMT core's launch port (simt_*)
 //   weft_cmd_tumux   tensor unit command port shared by compute (COMPUTE) and store (DRAIN)
 //   weft_cmd_cpl     completion record (DMA wr1), interrupt sources
 //   weft_cmd_perf    PERF_* counters
@@ -28,6 +29,10 @@ module weft_cmd #(
   parameter int  SpadLines = 16384,
   parameter int  NumWin    = 4,
   parameter int  Inflight  = 16,
+  parameter int  SimtWarps = 4,          // 0: no SIMT core (SIMT_LAUNCH is an unknown opcode)
+  parameter int  SimtThreads = 8,
+  parameter int  SimtDmemLines = 16384,  // SIMT data memory in lines
+  parameter int  SimtImemLines = 1024,   // SIMT instruction memory in lines
   localparam int BB        = DataW / 8,
   localparam int LineAw    = $clog2(SpadLines),
   localparam int AccAw     = $clog2(AccDepth),
@@ -100,13 +105,16 @@ module weft_cmd #(
   input  logic [WrBytesW-1:0]    dma_stat_wr_bytes_i,
   input  logic                   dma_stat_rd_stall_i,
   input  logic                   dma_stat_wr_stall_i,
-  // scratchpad (read ports: 0 A, 1 W, 2 store)
+  // scratchpad (read ports: 0 A, 1 W, 2 store); 32-bit line addresses: the write port and read
+  // port 2 (LOAD / STORE_SPAD) reach every region of docs/programming-model.md, ports 0 and 1
+  // (COMPUTE) only the scratchpad.
   output logic                   sp_wr_valid_o,
-  output logic [LineAw-1:0]      sp_wr_addr_o,
+  output logic [31:0]            sp_wr_addr_o,
   output logic [DataW-1:0]       sp_wr_data_o,
+  input  logic                   sp_wr_ready_i,
   output logic [2:0]             sp_rd_req_valid_o,
   input  logic [2:0]             sp_rd_req_ready_i,
-  output logic [3*LineAw-1:0]    sp_rd_req_addr_o,
+  output logic [3*32-1:0]        sp_rd_req_addr_o,
   input  logic [2:0]             sp_rd_rsp_valid_i,
   input  logic [3*DataW-1:0]     sp_rd_rsp_data_i,
   // tensor unit
@@ -145,7 +153,22 @@ module weft_cmd #(
   input  logic                   tu_stat_array_row_i,
   input  logic                   tu_stat_wait_w_i,
   input  logic                   tu_stat_wait_a_i,
-  input  logic                   tu_stat_wait_drain_i
+  input  logic                   tu_stat_wait_drain_i,
+  // SIMT core launch port
+  output logic                   simt_start_o,
+  output logic [31:0]            simt_pc_o,
+  output logic [31:0]            simt_num_warps_o,
+  output logic [31:0]            simt_threads_o,
+  output logic [31:0]            simt_block_id_o,
+  output logic [31:0]            simt_arg_ptr_o,
+  output logic [31:0]            simt_stack_top_o,
+  output logic [31:0]            simt_stack_size_o,
+  output logic [31:0]            simt_max_issues_o,
+  input  logic                   simt_busy_i,
+  input  logic                   simt_done_i,
+  input  logic [7:0]             simt_err_code_i,
+  input  logic [31:0]            simt_err_pc_i,
+  input  logic [31:0]            simt_err_thread_i
 );
 
   if (SpadLines < 2 || (1 << LineAw) != SpadLines) begin : g_bad_lines
@@ -156,7 +179,7 @@ module weft_cmd #(
   end
 
   localparam int TagW   = $clog2(Inflight);
-  localparam int NumErr = 5;   // 0 load, 1 store, 2 completion, 3 decode, 4 fetch
+  localparam int NumErr = 6;   // 0 load, 1 store, 2 completion, 3 decode, 4 fetch, 5 simt
 
   // ---------------------------------------------------------------- queue control
   logic        reset_pend_q, reset_pend_d, clear;
@@ -177,9 +200,9 @@ module weft_cmd #(
   logic [NumErr*64-1:0] e_addr;
 
   logic f_busy, f_empty, d_empty, l_busy, c_busy, s_busy, cpl_busy, cpl_reset_busy;
-  logic l_qempty, c_qempty, s_qempty;
+  logic l_qempty, c_qempty, s_qempty, x_busy, x_qempty;
 
-  assign quiet = !f_busy && !l_busy && !c_busy && !s_busy && !cpl_busy && !tu_busy_i &&
+  assign quiet = !f_busy && !l_busy && !c_busy && !s_busy && !x_busy && !cpl_busy && !tu_busy_i &&
                  !dma_busy_i && (e_valid == '0);
   assign clear = reset_pend_q && quiet;
 
@@ -245,7 +268,7 @@ module weft_cmd #(
 
   // ---------------------------------------------------------------- decode, dispatch
   logic           disp_valid, disp_irq;
-  logic [2:0]     disp_engine, q_ready;
+  logic [3:0]     disp_engine, q_ready;
   logic [7:0]     disp_op;
   logic [31:0]    disp_idx;
   logic [39:0]    disp_deps;
@@ -253,7 +276,8 @@ module weft_cmd #(
 
   weft_cmd_decode #(
     .DataW(DataW), .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .SpadLines(SpadLines),
-    .NumWin(NumWin)
+    .NumWin(NumWin), .SimtWarps(SimtWarps), .SimtThreads(SimtThreads),
+    .SimtDmemLines(SimtDmemLines), .SimtImemLines(SimtImemLines)
   ) u_decode (
     .clk_i,
     .rst_ni,
@@ -291,16 +315,16 @@ module weft_cmd #(
   );
 
   // ---------------------------------------------------------------- ROB, error register
-  logic [2:0]        done_valid;
-  logic [3*TagW-1:0] done_tag;
+  logic [3:0]        done_valid;
+  logic [4*TagW-1:0] done_tag;
 
-  weft_cmd_rob #(.Inflight(Inflight), .NumDone(3), .NumErr(NumErr)) u_rob (
+  weft_cmd_rob #(.Inflight(Inflight), .NumDone(4), .NumErr(NumErr)) u_rob (
     .clk_i,
     .rst_ni,
     .clear_i      (clear),
     .alloc_i      (disp_valid),
     .alloc_irq_i  (disp_irq),
-    .alloc_done_i (disp_engine == 3'b000),
+    .alloc_done_i (disp_engine == 4'b0000),
     .done_valid_i (done_valid),
     .done_tag_i   (done_tag),
     .wptr_o       (wptr),
@@ -325,7 +349,7 @@ module weft_cmd #(
   // ---------------------------------------------------------------- engines
   logic l_wait, c_wait, s_wait;
 
-  weft_cmd_load #(.DataW(DataW), .SpadLines(SpadLines), .Inflight(Inflight)) u_load (
+  weft_cmd_load #(.DataW(DataW), .Inflight(Inflight)) u_load (
     .clk_i,
     .rst_ni,
     .clear_i         (clear),
@@ -354,6 +378,7 @@ module weft_cmd #(
     .sp_wr_valid_o,
     .sp_wr_addr_o,
     .sp_wr_data_o,
+    .sp_wr_ready_i,
     .done_valid_o    (done_valid[0]),
     .done_tag_o      (done_tag[0 +: TagW]),
     .err_valid_o     (e_valid[0]),
@@ -370,6 +395,10 @@ module weft_cmd #(
   logic [RowsW-1:0] cc_rows;
   logic [AccAw-1:0] cc_addr;
   logic [7:0]       cc_zp;
+
+  logic [LineAw-1:0] sp_a_addr, sp_w_addr;
+  assign sp_rd_req_addr_o[0 +: 32]  = 32'(sp_a_addr);
+  assign sp_rd_req_addr_o[32 +: 32] = 32'(sp_w_addr);
 
   weft_cmd_compute #(
     .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .DataW(DataW), .SpadLines(SpadLines),
@@ -390,12 +419,12 @@ module weft_cmd #(
     .err_idx_i        (err_idx),
     .a_req_valid_o    (sp_rd_req_valid_o[0]),
     .a_req_ready_i    (sp_rd_req_ready_i[0]),
-    .a_req_addr_o     (sp_rd_req_addr_o[0 +: LineAw]),
+    .a_req_addr_o     (sp_a_addr),
     .a_rsp_valid_i    (sp_rd_rsp_valid_i[0]),
     .a_rsp_data_i     (sp_rd_rsp_data_i[0 +: DataW]),
     .w_req_valid_o    (sp_rd_req_valid_o[1]),
     .w_req_ready_i    (sp_rd_req_ready_i[1]),
-    .w_req_addr_o     (sp_rd_req_addr_o[LineAw +: LineAw]),
+    .w_req_addr_o     (sp_w_addr),
     .w_rsp_valid_i    (sp_rd_rsp_valid_i[1]),
     .w_rsp_data_i     (sp_rd_rsp_data_i[DataW +: DataW]),
     .cmd_valid_o      (cc_valid),
@@ -428,7 +457,7 @@ module weft_cmd #(
   logic [31:0]      dc_zp, dc_min, dc_max;
 
   weft_cmd_store #(
-    .Cols(Cols), .AccDepth(AccDepth), .DataW(DataW), .SpadLines(SpadLines), .Inflight(Inflight)
+    .Cols(Cols), .AccDepth(AccDepth), .DataW(DataW), .Inflight(Inflight)
   ) u_store (
     .clk_i,
     .rst_ni,
@@ -446,7 +475,7 @@ module weft_cmd #(
     .err_idx_i       (err_idx),
     .s_req_valid_o   (sp_rd_req_valid_o[2]),
     .s_req_ready_i   (sp_rd_req_ready_i[2]),
-    .s_req_addr_o    (sp_rd_req_addr_o[2*LineAw +: LineAw]),
+    .s_req_addr_o    (sp_rd_req_addr_o[2*32 +: 32]),
     .s_rsp_valid_i   (sp_rd_rsp_valid_i[2]),
     .s_rsp_data_i    (sp_rd_rsp_data_i[2*DataW +: DataW]),
     .req_valid_o     (dma_wr_req_valid_o[0]),
@@ -490,6 +519,51 @@ module weft_cmd #(
     .q_empty_o       (s_qempty),
     .wait_dep_o      (s_wait)
   );
+
+  logic x_wait;
+
+  weft_cmd_simt #(.Inflight(Inflight)) u_simt (
+    .clk_i,
+    .rst_ni,
+    .clear_i           (clear),
+    .hold_i            (reset_pend_q),
+    .push_i            (disp_valid && disp_engine[3]),
+    .push_idx_i        (disp_idx),
+    .push_deps_i       (disp_deps),
+    .push_words_i      (disp_words[0 +: 8*32]),
+    .q_ready_o         (q_ready[3]),
+    .rptr_i            (rptr),
+    .rob_done_i        (rob_done),
+    .err_valid_i       (err_valid),
+    .err_idx_i         (err_idx),
+    .core_start_o      (simt_start_o),
+    .core_pc_o         (simt_pc_o),
+    .core_num_warps_o  (simt_num_warps_o),
+    .core_threads_o    (simt_threads_o),
+    .core_block_id_o   (simt_block_id_o),
+    .core_arg_ptr_o    (simt_arg_ptr_o),
+    .core_stack_top_o  (simt_stack_top_o),
+    .core_stack_size_o (simt_stack_size_o),
+    .core_max_issues_o (simt_max_issues_o),
+    .core_busy_i       (simt_busy_i),
+    .core_done_i       (simt_done_i),
+    .core_err_code_i   (simt_err_code_i),
+    .core_err_pc_i     (simt_err_pc_i),
+    .core_err_thread_i (simt_err_thread_i),
+    .done_valid_o      (done_valid[3]),
+    .done_tag_o        (done_tag[3*TagW +: TagW]),
+    .err_valid_o       (e_valid[5]),
+    .err_ready_i       (e_ready[5]),
+    .err_code_o        (e_code[5*8 +: 8]),
+    .err_idx_o         (e_idx[5*32 +: 32]),
+    .err_addr_o        (e_addr[5*64 +: 64]),
+    .busy_o            (x_busy),
+    .q_empty_o         (x_qempty),
+    .wait_dep_o        (x_wait)
+  );
+
+  logic unused_x_wait;
+  assign unused_x_wait = x_wait;  // no PERF counter for it (SIMT_* registers count launches)
 
   weft_cmd_tumux #(.AccDepth(AccDepth)) u_tumux (
     .clk_i,
@@ -611,7 +685,7 @@ module weft_cmd #(
   always @(posedge clk_i or negedge rst_ni) begin : p_checks
     if (rst_ni) begin
       // Everything queued is in the ROB.
-      if (rob_empty) assert (l_qempty && c_qempty && s_qempty)
+      if (rob_empty) assert (l_qempty && c_qempty && s_qempty && x_qempty)
         else $error("weft_cmd: engine queue holds a descriptor that is not in flight");
       // The DMA reports written bytes only with a W beat.
       if (dma_stat_wr_bytes_i != '0) assert (dma_stat_wr_beat_i)

@@ -4,8 +4,13 @@
 // One descriptor at a time: FILL (64/BusBytes beats) -> CHECK -> DISPATCH.
 // CHECK first tests the fields (one cycle), in this order: SEQ (word 1 = index), OPCODE, SIZE,
 // ALIGN, ACC_RANGE; then the extents, one multiply-add per cycle on a shared 32 x 20 multiplier:
-//   LOAD / STORE_SPAD  last line spad_addr + (rows-1)*spad_stride + row_lines-1 < spad_lines
-//                      (SPAD_RANGE), then the host extent in one window (WINDOW)
+//   LOAD / STORE_SPAD  first line spad_addr and last line spad_addr + (rows-1)*spad_stride +
+//                      row_lines-1 in one region: the scratchpad [0, spad_lines), the SIMT data
+//                      memory [SimtDmemLine, + SimtDmemLines) or (LOAD only) the SIMT
+//                      instruction memory [SimtImemLine, + SimtImemLines) (SPAD_RANGE), then
+//                      the host extent in one window (WINDOW)
+//   SIMT_LAUNCH        1 <= num_warps <= SimtWarps, 1 <= threads_per_warp <= SimtThreads (SIZE);
+//                      OPCODE without a SIMT core (SimtWarps = 0)
 //   STORE_ACC          with load_params: params_addr + cols-1 < spad_lines, then the host
 //                      extent host_addr + (m-1)*host_stride + (pack ? n : 4n) (WINDOW, write)
 //   COMPUTE            A: a_addr + (kt-1)*a_tile_stride + (m-1)*a_row_stride; W: the last row of
@@ -26,6 +31,10 @@ module weft_cmd_decode #(
   parameter int  AccDepth  = 512,
   parameter int  SpadLines = 16384,
   parameter int  NumWin    = 4,
+  parameter int  SimtWarps = 4,       // 0: no SIMT core
+  parameter int  SimtThreads = 8,
+  parameter int  SimtDmemLines = 16384,
+  parameter int  SimtImemLines = 1024,
   localparam int BB        = DataW / 8,
   localparam int BbW       = $clog2(BB),
   localparam int Bpd       = 64 / BB,
@@ -54,10 +63,10 @@ module weft_cmd_decode #(
   input  logic                  rob_empty_i,
   input  logic                  err_valid_i,
   input  logic [31:0]           err_idx_i,
-  input  logic [2:0]            q_ready_i,      // engine queues: {store, compute, load}
+  input  logic [3:0]            q_ready_i,      // engine queues: {simt, store, compute, load}
   // dispatch (one-cycle pulse)
   output logic                  disp_valid_o,
-  output logic [2:0]            disp_engine_o,  // one-hot {store, compute, load}; 0 = NOP/FENCE
+  output logic [3:0]            disp_engine_o,  // one-hot {simt, store, compute, load}; 0 = NOP/FENCE
   output logic [7:0]            disp_op_o,
   output logic                  disp_irq_o,
   output logic [31:0]           disp_idx_o,
@@ -115,7 +124,7 @@ module weft_cmd_decode #(
   assign dep0  = w[0][23:16];
   assign dep1  = w[0][31:24];
 
-  logic is_nop, is_fence, is_load, is_sspad, is_comp, is_sacc, is_xfer, op_ok;
+  logic is_nop, is_fence, is_load, is_sspad, is_comp, is_sacc, is_xfer, is_simt, op_ok;
   assign is_nop   = (op == weft_pkg::OpNop);
   assign is_fence = (op == weft_pkg::OpFence);
   assign is_load  = (op == weft_pkg::OpLoad);
@@ -123,7 +132,8 @@ module weft_cmd_decode #(
   assign is_comp  = (op == weft_pkg::OpCompute);
   assign is_sacc  = (op == weft_pkg::OpStoreAcc);
   assign is_xfer  = is_load || is_sspad;
-  assign op_ok    = is_nop || is_fence || is_xfer || is_comp || is_sacc;
+  assign is_simt  = (op == weft_pkg::OpSimtLaunch) && (SimtWarps > 0);
+  assign op_ok    = is_nop || is_fence || is_xfer || is_comp || is_sacc || is_simt;
 
   // LOAD / STORE_SPAD
   logic [63:0] x_host;
@@ -197,6 +207,10 @@ module weft_cmd_decode #(
         simple_err = weft_pkg::ErrSize;
       end else if (acc_bad(c_acc, c_m)) begin
         simple_err = weft_pkg::ErrAccRange;
+      end
+    end else if (is_simt) begin
+      if (w[3] == '0 || w[3] > 32'(SimtWarps) || w[4] == '0 || w[4] > 32'(SimtThreads)) begin
+        simple_err = weft_pkg::ErrSize;
       end
     end else if (is_sacc) begin
       if (s_m == '0 || s_m > 32'(Bank) || s_n == '0 || s_n > 32'(Cols)) begin
@@ -328,8 +342,15 @@ module weft_cmd_decode #(
     end
   end
 
-  logic spad_bad;
-  assign spad_bad = (acc_q >= 66'(SpadLines));
+  // Scratchpad range: COMPUTE / STORE_ACC lines must be < spad_lines; a LOAD / STORE_SPAD
+  // (acc_q = its last line, x_saddr its first) must lie in one region.
+  logic spad_bad, in_spad, in_dmem, in_imem;
+  assign in_spad  = (acc_q < 66'(SpadLines));
+  assign in_dmem  = (x_saddr >= weft_pkg::SimtDmemLine) &&
+                    (acc_q < 66'(weft_pkg::SimtDmemLine) + 66'(SimtDmemLines));
+  assign in_imem  = is_load && (x_saddr >= weft_pkg::SimtImemLine) &&
+                    (acc_q < 66'(weft_pkg::SimtImemLine) + 66'(SimtImemLines));
+  assign spad_bad = !in_spad && !(is_xfer && SimtWarps > 0 && (in_dmem || in_imem));
 
   // Host address of the descriptor itself (error address of the non-host errors).
   logic [63:0] desc_addr;
@@ -338,13 +359,13 @@ module weft_cmd_decode #(
   assign desc_addr = ring_base_i + {41'd0, idx_i[16:0] & ring_mask, 6'd0};
 
   // ---------------------------------------------------------------- dispatch
-  logic [2:0]  engine;
+  logic [3:0]  engine;
   logic        order_ok, eng_ready, disp_fire;
   logic [31:0] dist_from_rptr;
-  assign engine         = {is_sacc || is_sspad, is_comp, is_load};
+  assign engine         = {is_simt, is_sacc || is_sspad, is_comp, is_load};
   assign dist_from_rptr = idx_i - rptr_i;
   assign order_ok       = !err_valid_i || (dist_from_rptr < (err_idx_i - rptr_i));
-  assign eng_ready      = (engine == 3'b000) || ((engine & q_ready_i) != 3'b000);
+  assign eng_ready      = (engine == 4'b0000) || ((engine & q_ready_i) != 4'b0000);
   assign disp_fire      = (state_q == DDisp) && go_i && order_ok && rob_space_i && eng_ready &&
                           (!is_fence || rob_empty_i);
 

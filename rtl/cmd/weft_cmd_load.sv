@@ -1,6 +1,7 @@
 // weft_cmd_load: the load engine. Runs LOAD descriptors in ring order, one at a time: a 2D read
 // on DMA client rd1, each beat written to the scratchpad line it belongs to (row r, chunk c ->
-// line spad_addr + r*spad_stride + c). Done (ROB) when the DMA reports the request over without
+// line spad_addr + r*spad_stride + c; a 32-bit line address: weft_top routes the scratchpad and
+// SIMT memory regions, and holds a beat with sp_wr_ready_i low). Done (ROB) when the DMA reports the request over without
 // error; a DMA error is reported for this descriptor and the engine goes on with nothing else
 // until the queue reset drops the queue.
 // Queue: QDepth entries {index, dependency distances, words 2..8}; the head starts when its
@@ -9,11 +10,9 @@
 
 module weft_cmd_load #(
   parameter int  DataW     = 128,
-  parameter int  SpadLines = 16384,
   parameter int  Inflight  = 16,
   parameter int  QDepth    = 4,
   localparam int BbW       = $clog2(DataW / 8),
-  localparam int LineAw    = $clog2(SpadLines),
   localparam int TagW      = $clog2(Inflight),
   localparam int QW        = 32 + 40 + 7 * 32
 ) (
@@ -47,8 +46,9 @@ module weft_cmd_load #(
   input  logic [63:0]         dma_addr_i,
   // scratchpad write port
   output logic                sp_wr_valid_o,
-  output logic [LineAw-1:0]   sp_wr_addr_o,
+  output logic [31:0]         sp_wr_addr_o,
   output logic [DataW-1:0]    sp_wr_data_o,
+  input  logic                sp_wr_ready_i,
   // completion, error, status
   output logic                done_valid_o,
   output logic [TagW-1:0]     done_tag_o,
@@ -111,7 +111,7 @@ module weft_cmd_load #(
   logic [31:0]       idx_q, idx_d;
   logic [63:0]       host_q, host_d;
   logic [31:0]       rbytes_q, rbytes_d, rows_q, rows_d, hstride_q, hstride_d;
-  logic [LineAw-1:0] sstride_q, sstride_d, rowbase_q, rowbase_d, ptr_q, ptr_d;
+  logic [31:0]       sstride_q, sstride_d, rowbase_q, rowbase_d, ptr_q, ptr_d;
   logic [31:0]       lines_m1_q, lines_m1_d, col_q, col_d;
   logic [7:0]        ecode_q, ecode_d;
   logic [63:0]       eaddr_q, eaddr_d;
@@ -138,9 +138,9 @@ module weft_cmd_load #(
           rbytes_d   = h_w[4];
           rows_d     = h_w[5];
           hstride_d  = h_w[6];
-          rowbase_d  = LineAw'(h_w[7]);
-          ptr_d      = LineAw'(h_w[7]);
-          sstride_d  = LineAw'(h_w[8]);
+          rowbase_d  = h_w[7];
+          ptr_d      = h_w[7];
+          sstride_d  = h_w[8];
           lines_m1_d = (h_w[4] >> BbW) - 32'd1;
           col_d      = '0;
           state_d    = LReq;
@@ -150,14 +150,14 @@ module weft_cmd_load #(
         if (req_ready_i) state_d = LData;
       end
       LData: begin
-        if (rd_valid_i) begin
+        if (rd_valid_i && sp_wr_ready_i) begin
           if (col_q == lines_m1_q) begin
             col_d     = '0;
             rowbase_d = rowbase_q + sstride_q;
             ptr_d     = rowbase_q + sstride_q;
           end else begin
             col_d = col_q + 32'd1;
-            ptr_d = ptr_q + 1'b1;
+            ptr_d = ptr_q + 32'd1;
           end
         end
       end
@@ -204,7 +204,7 @@ module weft_cmd_load #(
   assign req_row_bytes_o = rbytes_q;
   assign req_rows_o      = rows_q;
   assign req_stride_o    = hstride_q;
-  assign rd_ready_o      = 1'b1;
+  assign rd_ready_o      = sp_wr_ready_i;
 
   assign sp_wr_valid_o = (state_q == LData) && rd_valid_i;
   assign sp_wr_addr_o  = ptr_q;
@@ -226,7 +226,7 @@ module weft_cmd_load #(
 `ifndef SYNTHESIS
   always @(posedge clk_i or negedge rst_ni) begin : p_checks
     if (rst_ni) begin
-      if (rd_valid_i) assert (state_q == LData) else $error("weft_cmd_load: beat without a request");
+      if (rd_valid_i && sp_wr_ready_i) assert (state_q == LData) else $error("weft_cmd_load: beat without a request");
       if (dma_done_i) assert (state_q == LData || (state_q == LReq && req_ready_i))
         else $error("weft_cmd_load: done without a request");
     end

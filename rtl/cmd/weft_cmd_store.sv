@@ -18,13 +18,11 @@ module weft_cmd_store #(
   parameter int  Cols      = 16,
   parameter int  AccDepth  = 512,
   parameter int  DataW     = 128,
-  parameter int  SpadLines = 16384,
   parameter int  Inflight  = 16,
   parameter int  QDepth    = 4,
   parameter int  DFifo     = 6,
   localparam int BB        = DataW / 8,
   localparam int BbW       = $clog2(BB),
-  localparam int LineAw    = $clog2(SpadLines),
   localparam int TagW      = $clog2(Inflight),
   localparam int AccAw     = $clog2(AccDepth),
   localparam int RowsW     = AccAw + 1,
@@ -50,7 +48,7 @@ module weft_cmd_store #(
   // scratchpad read port S
   output logic                 s_req_valid_o,
   input  logic                 s_req_ready_i,
-  output logic [LineAw-1:0]    s_req_addr_o,
+  output logic [31:0]          s_req_addr_o,     // line (weft_top routes the regions)
   input  logic                 s_rsp_valid_i,
   input  logic [DataW-1:0]     s_rsp_data_i,
   // DMA write client
@@ -162,7 +160,7 @@ module weft_cmd_store #(
   logic [63:0]       host_q, host_d;
   logic [31:0]       rbytes_q, rbytes_d, rows_q, rows_d, hstride_q, hstride_d;
   // STORE_SPAD walk
-  logic [LineAw-1:0] sstride_q, sstride_d, rowbase_q, rowbase_d, ptr_q, ptr_d;
+  logic [31:0]       sstride_q, sstride_d, rowbase_q, rowbase_d, ptr_q, ptr_d;
   logic [31:0]       lines_m1_q, lines_m1_d, col_q, col_d, row_q, row_d;
   logic              issued_q, issued_d;      // every line requested
   // STORE_ACC
@@ -261,7 +259,7 @@ module weft_cmd_store #(
     if (s_fire) begin
       if (state_q == SParams) begin
         preq_d = preq_q + 1'b1;
-        ptr_d  = ptr_q + 1'b1;
+        ptr_d  = ptr_q + 32'd1;
       end else if (col_q == lines_m1_q) begin
         col_d     = '0;
         row_d     = row_q + 32'd1;
@@ -270,7 +268,7 @@ module weft_cmd_store #(
         if (row_q + 32'd1 == rows_q) issued_d = 1'b1;
       end else begin
         col_d = col_q + 32'd1;
-        ptr_d = ptr_q + 1'b1;
+        ptr_d = ptr_q + 32'd1;
       end
     end
     if (state_q == SParams && s_rsp_valid_i) prsp_d = prsp_q + 1'b1;
@@ -307,7 +305,7 @@ module weft_cmd_store #(
             mode_d      = h_w[8][1:0];
             pack_d      = h_w[8][2];
             lparams_d   = h_w[8][3];
-            ptr_d       = LineAw'(h_w[9]);
+            ptr_d       = h_w[9];
             zp_d        = h_w[10];
             amin_d      = h_w[11];
             amax_d      = h_w[12];
@@ -316,9 +314,9 @@ module weft_cmd_store #(
             rbytes_d   = h_w[4];
             rows_d     = h_w[5];
             hstride_d  = h_w[6];
-            rowbase_d  = LineAw'(h_w[7]);
-            ptr_d      = LineAw'(h_w[7]);
-            sstride_d  = LineAw'(h_w[8]);
+            rowbase_d  = h_w[7];
+            ptr_d      = h_w[7];
+            sstride_d  = h_w[8];
             lines_m1_d = (h_w[4] >> BbW) - 32'd1;
             state_d    = SReq;
           end

@@ -41,6 +41,7 @@ package weft_pkg;
   localparam logic [7:0] ErrDecerr    = 8'd8;   // bus answered DECERR
   localparam logic [7:0] ErrSeq       = 8'd9;   // descriptor seq is not its index
   localparam logic [7:0] ErrRing      = 8'd10;  // ring size or base invalid
+  localparam logic [7:0] ErrSimt      = 8'd11;  // a SIMT kernel stopped on an error
 
   // Descriptor opcodes (word 0, bits 7:0).
   localparam logic [7:0] OpNop       = 8'h00;
@@ -49,5 +50,11 @@ package weft_pkg;
   localparam logic [7:0] OpStoreSpad = 8'h11;
   localparam logic [7:0] OpCompute   = 8'h20;
   localparam logic [7:0] OpStoreAcc  = 8'h30;
+  localparam logic [7:0] OpSimtLaunch = 8'h40;
+
+  // Line address regions of LOAD / STORE_SPAD (docs/programming-model.md): scratchpad lines from
+  // 0, the SIMT data memory from SimtDmemLine, the SIMT instruction memory from SimtImemLine.
+  localparam logic [31:0] SimtDmemLine = 32'h0010_0000;
+  localparam logic [31:0] SimtImemLine = 32'h0020_0000;
 
 endpackage

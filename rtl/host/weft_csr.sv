@@ -23,7 +23,7 @@
 `include "weft_assert.svh"
 
 module weft_csr #(
-  // Byte address bits of s_axil_awaddr / s_axil_araddr (the map needs at least 9).
+  // Byte address bits of s_axil_awaddr / s_axil_araddr (the map needs at least 10).
   parameter int AddrW = 12
 ) (
   input  logic             clk_i,
@@ -60,6 +60,13 @@ module weft_csr #(
   input  logic [15:0]      cap2_acc_rows_i,
   input  logic [7:0]       cap2_inflight_i,
   input  logic [7:0]       cap2_max_burst_i,
+  // CAP3 @ 0x014
+  input  logic [7:0]       cap3_warps_i,
+  input  logic [7:0]       cap3_threads_i,
+  input  logic [15:0]      cap3_dmem_kib_i,
+  // CAP4 @ 0x018
+  input  logic [15:0]      cap4_imem_kib_i,
+  input  logic [7:0]       cap4_dmem_banks_i,
   // CTRL @ 0x020
   output logic             ctrl_enable_o,
   output logic             ctrl_qreset_o,
@@ -224,11 +231,39 @@ module weft_csr #(
   input  logic [31:0]      perf_desc_retired_lo_count_i,
   output logic             perf_desc_retired_lo_count_rd_o,
   // PERF_DESC_RETIRED.HI @ 0x17c
-  input  logic [31:0]      perf_desc_retired_hi_count_i
+  input  logic [31:0]      perf_desc_retired_hi_count_i,
+  // SIMT_ERR_CODE @ 0x200
+  input  logic [7:0]       simt_err_code_code_i,
+  // SIMT_ERR_PC @ 0x204
+  input  logic [31:0]      simt_err_pc_pc_i,
+  // SIMT_ERR_THREAD @ 0x208
+  input  logic [31:0]      simt_err_thread_thread_i,
+  // SIMT_ERR_TVAL @ 0x20c
+  input  logic [31:0]      simt_err_tval_tval_i,
+  // SIMT_CYCLES @ 0x210
+  input  logic [31:0]      simt_cycles_count_i,
+  // SIMT_ISSUED @ 0x214
+  input  logic [31:0]      simt_issued_count_i,
+  // SIMT_ACTIVE @ 0x218
+  input  logic [31:0]      simt_active_count_i,
+  // SIMT_STALL_PIPE @ 0x21c
+  input  logic [31:0]      simt_stall_pipe_count_i,
+  // SIMT_STALL_DIV @ 0x220
+  input  logic [31:0]      simt_stall_div_count_i,
+  // SIMT_STALL_MEM @ 0x224
+  input  logic [31:0]      simt_stall_mem_count_i,
+  // SIMT_STALL_BARRIER @ 0x228
+  input  logic [31:0]      simt_stall_barrier_count_i,
+  // SIMT_REPLAYS @ 0x22c
+  input  logic [31:0]      simt_replays_count_i,
+  // SIMT_BARRIERS @ 0x230
+  input  logic [31:0]      simt_barriers_count_i,
+  // SIMT_LAUNCHES @ 0x234
+  input  logic [31:0]      simt_launches_count_i
 );
 
-  if (AddrW < 9) begin : g_bad_addrw
-    `WEFT_ELAB_ERROR("weft_csr: AddrW must be >= 9 (highest register offset 0x17c)")
+  if (AddrW < 10) begin : g_bad_addrw
+    `WEFT_ELAB_ERROR("weft_csr: AddrW must be >= 10 (highest register offset 0x234)")
   end
 
   localparam logic [1:0] RespOkay   = 2'b00;
@@ -439,6 +474,8 @@ module weft_csr #(
       AddrW'(32'h008): wr_mapped = 1'b1;  // CAP0 (read-only)
       AddrW'(32'h00c): wr_mapped = 1'b1;  // CAP1 (read-only)
       AddrW'(32'h010): wr_mapped = 1'b1;  // CAP2 (read-only)
+      AddrW'(32'h014): wr_mapped = 1'b1;  // CAP3 (read-only)
+      AddrW'(32'h018): wr_mapped = 1'b1;  // CAP4 (read-only)
       AddrW'(32'h020): begin  // CTRL
         wr_mapped = 1'b1;
         wr_sel_ctrl = 1'b1;
@@ -594,15 +631,29 @@ module weft_csr #(
       AddrW'(32'h174): wr_mapped = 1'b1;  // PERF_DMA_WR_STALL.HI (read-only)
       AddrW'(32'h178): wr_mapped = 1'b1;  // PERF_DESC_RETIRED.LO (read-only)
       AddrW'(32'h17c): wr_mapped = 1'b1;  // PERF_DESC_RETIRED.HI (read-only)
+      AddrW'(32'h200): wr_mapped = 1'b1;  // SIMT_ERR_CODE (read-only)
+      AddrW'(32'h204): wr_mapped = 1'b1;  // SIMT_ERR_PC (read-only)
+      AddrW'(32'h208): wr_mapped = 1'b1;  // SIMT_ERR_THREAD (read-only)
+      AddrW'(32'h20c): wr_mapped = 1'b1;  // SIMT_ERR_TVAL (read-only)
+      AddrW'(32'h210): wr_mapped = 1'b1;  // SIMT_CYCLES (read-only)
+      AddrW'(32'h214): wr_mapped = 1'b1;  // SIMT_ISSUED (read-only)
+      AddrW'(32'h218): wr_mapped = 1'b1;  // SIMT_ACTIVE (read-only)
+      AddrW'(32'h21c): wr_mapped = 1'b1;  // SIMT_STALL_PIPE (read-only)
+      AddrW'(32'h220): wr_mapped = 1'b1;  // SIMT_STALL_DIV (read-only)
+      AddrW'(32'h224): wr_mapped = 1'b1;  // SIMT_STALL_MEM (read-only)
+      AddrW'(32'h228): wr_mapped = 1'b1;  // SIMT_STALL_BARRIER (read-only)
+      AddrW'(32'h22c): wr_mapped = 1'b1;  // SIMT_REPLAYS (read-only)
+      AddrW'(32'h230): wr_mapped = 1'b1;  // SIMT_BARRIERS (read-only)
+      AddrW'(32'h234): wr_mapped = 1'b1;  // SIMT_LAUNCHES (read-only)
       default: wr_mapped = 1'b0;
     endcase
   end
 
   // Read mux: the read value of the register at byte offset 4*i is word i of rd_words
   // (unmapped words 0), selected by the buffered address (a mux tree in synthesis).
-  localparam int RdIdxW = 7;
-  localparam logic [127:0] RdMapped = 128'hffffffff1f1f1f1f0ff33f1f;  // words that are registers
-  logic [4095:0] rd_words;
+  localparam int RdIdxW = 8;
+  localparam logic [255:0] RdMapped = 256'h3fff00000000ffffffff1f1f1f1f0ff33f7f;  // words that are registers
+  logic [8191:0] rd_words;
   logic [RdIdxW-1:0] rd_idx;
 
   assign rd_idx    = ar_addr_q[RdIdxW+1:2];
@@ -629,6 +680,13 @@ module weft_csr #(
     rd_words[143:128] = cap2_acc_rows_i;
     rd_words[151:144] = cap2_inflight_i;
     rd_words[159:152] = cap2_max_burst_i;
+    // CAP3 @ 0x014
+    rd_words[167:160] = cap3_warps_i;
+    rd_words[175:168] = cap3_threads_i;
+    rd_words[191:176] = cap3_dmem_kib_i;
+    // CAP4 @ 0x018
+    rd_words[207:192] = cap4_imem_kib_i;
+    rd_words[215:208] = cap4_dmem_banks_i;
     // CTRL @ 0x020
     rd_words[256] = ctrl_enable_q;
     // qreset[1]: singlepulse, reads 0
@@ -775,6 +833,34 @@ module weft_csr #(
     rd_words[3039:3008] = perf_desc_retired_lo_count_i;
     // PERF_DESC_RETIRED.HI @ 0x17c
     rd_words[3071:3040] = perf_desc_retired_hi_count_i;
+    // SIMT_ERR_CODE @ 0x200
+    rd_words[4103:4096] = simt_err_code_code_i;
+    // SIMT_ERR_PC @ 0x204
+    rd_words[4159:4128] = simt_err_pc_pc_i;
+    // SIMT_ERR_THREAD @ 0x208
+    rd_words[4191:4160] = simt_err_thread_thread_i;
+    // SIMT_ERR_TVAL @ 0x20c
+    rd_words[4223:4192] = simt_err_tval_tval_i;
+    // SIMT_CYCLES @ 0x210
+    rd_words[4255:4224] = simt_cycles_count_i;
+    // SIMT_ISSUED @ 0x214
+    rd_words[4287:4256] = simt_issued_count_i;
+    // SIMT_ACTIVE @ 0x218
+    rd_words[4319:4288] = simt_active_count_i;
+    // SIMT_STALL_PIPE @ 0x21c
+    rd_words[4351:4320] = simt_stall_pipe_count_i;
+    // SIMT_STALL_DIV @ 0x220
+    rd_words[4383:4352] = simt_stall_div_count_i;
+    // SIMT_STALL_MEM @ 0x224
+    rd_words[4415:4384] = simt_stall_mem_count_i;
+    // SIMT_STALL_BARRIER @ 0x228
+    rd_words[4447:4416] = simt_stall_barrier_count_i;
+    // SIMT_REPLAYS @ 0x22c
+    rd_words[4479:4448] = simt_replays_count_i;
+    // SIMT_BARRIERS @ 0x230
+    rd_words[4511:4480] = simt_barriers_count_i;
+    // SIMT_LAUNCHES @ 0x234
+    rd_words[4543:4512] = simt_launches_count_i;
   end
 
   assign rd_sel_perf_cycles_lo = (ar_addr_q == AddrW'(32'h100));

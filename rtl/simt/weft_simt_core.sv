@@ -23,6 +23,8 @@ module weft_simt_core #(
   parameter int  ImemWords = 4096,    // instruction memory, 32-bit words (power of two)
   parameter int  DmemBytes = 65536,   // local data memory (power of two)
   parameter int  Banks     = 8,       // data memory banks (power of two)
+  parameter int  ExtW      = 128,     // external (DMA) line port width, 32 x a power of two <= Banks
+  localparam int ExtAw     = $clog2(DmemBytes / (ExtW / 8)),
   localparam int WarpW     = (Warps > 1) ? $clog2(Warps) : 1,
   localparam int NumThr    = Warps * Threads,
   localparam int ThrW      = (NumThr > 1) ? $clog2(NumThr) : 1,
@@ -68,7 +70,15 @@ module weft_simt_core #(
   output logic                 dbg_exited_o,
   input  logic [WarpW-1:0]     dbg_warp_i,
   output logic [31:0]          dbg_warp_issues_o,
-  output logic [31:0]          dbg_warp_active_o
+  output logic [31:0]          dbg_warp_active_o,
+  // Data memory line port for the DMA (weft_simt_lsu): served between warp accesses.
+  input  logic                 ext_req_i,
+  input  logic                 ext_we_i,
+  input  logic [ExtAw-1:0]     ext_addr_i,
+  input  logic [ExtW-1:0]      ext_wdata_i,
+  output logic                 ext_ready_o,
+  output logic                 ext_rvalid_o,
+  output logic [ExtW-1:0]      ext_rdata_o
 );
 
   if (Warps < 1 || Threads < 1 || Threads > 32) begin : g_bad_shape
@@ -443,7 +453,8 @@ module weft_simt_core #(
     .Warps     (Warps),
     .Threads   (Threads),
     .Banks     (Banks),
-    .DmemBytes (DmemBytes)
+    .DmemBytes (DmemBytes),
+    .ExtW      (ExtW)
   ) u_lsu (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
@@ -461,7 +472,14 @@ module weft_simt_core #(
     .wb_w_o     (lsu_wb_w),
     .wb_rd_o    (lsu_wb_rd),
     .wb_mask_o  (lsu_wb_mask),
-    .wb_data_o  (lsu_wb_data)
+    .wb_data_o  (lsu_wb_data),
+    .ext_req_i,
+    .ext_we_i,
+    .ext_addr_i,
+    .ext_wdata_i,
+    .ext_ready_o,
+    .ext_rvalid_o,
+    .ext_rdata_o
   );
 
   // ---------------------------------------------------------------------------------------------

@@ -12,6 +12,12 @@
 // words are served in later cycles. A warp whose lanes touch distinct banks or one word
 // completes in one access cycle.
 //
+// External line port (the DMA's view of the data memory, docs/programming-model.md): line L is
+// the ExtW/32 words 4L.. of the memory (one per bank, so Banks >= ExtW/32), read or written in one
+// access. It is served only in cycles where no warp access runs (ext_ready_o = !busy_o); read
+// data is on ext_rvalid_o / ext_rdata_o two cycles after the accepted request, like a
+// scratchpad read port.
+//
 // Timing: start at edge t; access cycles t+1 .. t+k (k = the worst bank's number of distinct
 // words); loads capture the bank outputs one cycle after each access; done_o (and for loads
 // wb_valid_o with all lanes' rd values) one cycle after the last capture. busy_o covers
@@ -23,6 +29,9 @@ module weft_simt_lsu #(
   parameter int  Threads   = 8,
   parameter int  Banks     = 8,
   parameter int  DmemBytes = 65536,
+  parameter int  ExtW      = 128,
+  localparam int ExtWords  = ExtW / 32,
+  localparam int ExtAw     = $clog2(DmemBytes / (ExtW / 8)),
   localparam int WarpW     = (Warps > 1) ? $clog2(Warps) : 1,
   localparam int BankW     = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int AddrW     = $clog2(DmemBytes),
@@ -45,11 +54,23 @@ module weft_simt_lsu #(
   output logic [WarpW-1:0]      wb_w_o,
   output logic [4:0]            wb_rd_o,
   output logic [Threads-1:0]    wb_mask_o,
-  output logic [Threads*32-1:0] wb_data_o
+  output logic [Threads*32-1:0] wb_data_o,
+  // external line port
+  input  logic                  ext_req_i,
+  input  logic                  ext_we_i,
+  input  logic [ExtAw-1:0]      ext_addr_i,
+  input  logic [ExtW-1:0]       ext_wdata_i,
+  output logic                  ext_ready_o,
+  output logic                  ext_rvalid_o,
+  output logic [ExtW-1:0]       ext_rdata_o
 );
 
   if (Banks < 1 || (1 << BankW) != Banks) begin : g_bad_banks
     `WEFT_ELAB_ERROR("weft_simt_lsu: Banks must be a power of two")
+  end
+  if (ExtW < 32 || ExtW % 32 != 0 || (1 << $clog2(ExtWords)) != ExtWords || ExtWords > Banks)
+  begin : g_bad_extw
+    `WEFT_ELAB_ERROR("weft_simt_lsu: ExtW must be 32 x a power of two <= Banks")
   end
   if ((1 << AddrW) != DmemBytes || Depth < 2) begin : g_bad_dmem
     `WEFT_ELAB_ERROR("weft_simt_lsu: DmemBytes must be a power of two >= 8 * Banks")
@@ -138,7 +159,35 @@ module weft_simt_lsu #(
     end
   end
 
-  assign bank_req = busy_q ? lead_valid : '0;
+  // External port: word j of line L is word ExtWords*L + j: bank (ExtWords*L + j) % Banks.
+  logic               ext_go;
+  logic [Banks-1:0]   ext_bank;
+  logic [Banks*RowW-1:0] ext_row;
+  logic [Banks*32-1:0]   ext_bwdata;
+  logic [BankW-1:0]   ext_first, ext_first_q;
+  logic               ext_s1_q, ext_rvalid_q;
+  logic [ExtW-1:0]    ext_rdata_q;
+  logic [AddrW-3:0]   ext_word0;
+
+  assign ext_go    = ext_req_i && !busy_q;
+  assign ext_word0 = (AddrW - 2)'(ext_addr_i) << $clog2(ExtWords);
+  assign ext_first = BankW'(ext_word0);
+
+  always_comb begin : p_ext
+    logic [AddrW-3:0] wd;
+    ext_bank   = '0;
+    ext_row    = '0;
+    ext_bwdata = '0;
+    wd         = '0;
+    for (int j = 0; j < ExtWords; j++) begin
+      wd = ext_word0 + (AddrW - 2)'(j);
+      ext_bank[BankW'(wd)]                  = 1'b1;
+      ext_row[RowW*32'(BankW'(wd)) +: RowW] = RowW'(wd >> BankW);
+      ext_bwdata[32*32'(BankW'(wd)) +: 32]  = ext_wdata_i[32*j +: 32];
+    end
+  end
+
+  assign bank_req = busy_q ? lead_valid : (ext_go ? ext_bank : '0);
 
   for (genvar b = 0; b < Banks; b++) begin : g_bank
     weft_sram_1rw #(
@@ -147,13 +196,46 @@ module weft_simt_lsu #(
     ) u_sram (
       .clk_i   (clk_i),
       .req_i   (bank_req[b]),
-      .we_i    (store_q),
-      .addr_i  (lead_row[RowW*b +: RowW]),
-      .wdata_i (bank_wdata[32*b +: 32]),
-      .be_i    (bank_be[4*b +: 4]),
+      .we_i    (busy_q ? store_q : ext_we_i),
+      .addr_i  (busy_q ? lead_row[RowW*b +: RowW] : ext_row[RowW*b +: RowW]),
+      .wdata_i (busy_q ? bank_wdata[32*b +: 32] : ext_bwdata[32*b +: 32]),
+      .be_i    (busy_q ? bank_be[4*b +: 4] : 4'b1111),
       .rdata_o (bank_rdata[32*b +: 32])
     );
   end
+
+  // External read data: the banks' outputs the cycle after the access, registered.
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_ext_valid
+    if (!rst_ni) begin
+      ext_s1_q     <= 1'b0;
+      ext_rvalid_q <= 1'b0;
+    end else begin
+      ext_s1_q     <= ext_go && !ext_we_i;
+      ext_rvalid_q <= ext_s1_q;
+    end
+  end
+
+  logic [ExtW-1:0] ext_rdata_d;
+  always_comb begin : p_ext_rdata
+    logic [BankW-1:0] bk;
+    bk          = '0;
+    ext_rdata_d = ext_rdata_q;
+    if (ext_s1_q) begin
+      for (int j = 0; j < ExtWords; j++) begin
+        bk                      = ext_first_q + BankW'(j);
+        ext_rdata_d[32*j +: 32] = bank_rdata[32*32'(bk) +: 32];
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin : p_ext_data
+    ext_first_q <= ext_first;
+    ext_rdata_q <= ext_rdata_d;
+  end
+
+  assign ext_ready_o  = !busy_q;
+  assign ext_rvalid_o = ext_rvalid_q;
+  assign ext_rdata_o  = ext_rdata_q;
 
   logic finish;
   assign finish = busy_q && (pend_q == '0) && (prev_q == '0);

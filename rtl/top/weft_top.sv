@@ -5,8 +5,15 @@
 //                                         |  load / compute / store engines
 //                                         v
 //                               weft_spad (scratchpad) -> weft_tensor_unit
+//                               weft_simt_core (SIMT_LAUNCH; its data and instruction memories
+//                               are LOAD / STORE_SPAD line regions, docs/programming-model.md)
 //
-// CAP0..CAP2 report the parameters. irq_o = |(IRQ_STATUS & IRQ_ENABLE).
+// Line regions of the load engine's writes and the store engine's reads (port 2): bits 22:20 of
+// the line address, 0 scratchpad, 1 SIMT data memory (weft_simt_core ext_* port: writes first,
+// then reads, both between warp accesses), 2 SIMT instruction memory (LOAD only: a line is held
+// until the core is idle, then written one word per cycle; the SIMT engine sees the core busy
+// until the last word is in). The decoder has checked every line against its region.
+// CAP0..CAP4 report the parameters. irq_o = |(IRQ_STATUS & IRQ_ENABLE).
 // The register map has four DMA windows; NumWin (1..4) of them are used.
 `include "weft_assert.svh"
 
@@ -23,6 +30,11 @@ module weft_top #(
   parameter int  MaxBurst  = 16,
   parameter int  MaxRdOut  = 8,
   parameter int  Inflight  = 16,
+  parameter int  SimtWarps = 4,          // 0: no SIMT core
+  parameter int  SimtThreads = 8,
+  parameter int  SimtBanks = 8,
+  parameter int  SimtDmemBytes = 262144,
+  parameter int  SimtImemWords = 4096,
   localparam int BB        = DataW / 8,
   localparam int LineAw    = $clog2(SpadLines),
   localparam int AccAw     = $clog2(AccDepth),
@@ -96,6 +108,10 @@ module weft_top #(
   if (NumWin < 1 || NumWin > 4) begin : g_bad_win
     `WEFT_ELAB_ERROR("weft_top: NumWin must be in 1..4 (the register map has four windows)")
   end
+  if (SimtWarps > 0 && (SimtDmemBytes / BB > (1 << 20) || SimtImemWords * 4 / BB > (1 << 20) ||
+                        SimtBanks * 4 < BB)) begin : g_bad_simt
+    `WEFT_ELAB_ERROR("weft_top: SIMT memories must fit 2^20 lines, and SimtBanks * 4 >= DataW / 8")
+  end
   if (SpadLines >= (1 << 24) || AccDepth >= (1 << 16) || Inflight > 255 || MaxBurst > 255) begin : g_bad_cap
     `WEFT_ELAB_ERROR("weft_top: a parameter does not fit its CAP register field")
   end
@@ -149,6 +165,25 @@ module weft_top #(
     .cap2_acc_rows_i                     (16'(AccDepth)),
     .cap2_inflight_i                     (8'(Inflight)),
     .cap2_max_burst_i                    (8'(MaxBurst)),
+    .cap3_warps_i                        (8'(SimtWarps)),
+    .cap3_threads_i                      ((SimtWarps > 0) ? 8'(SimtThreads) : 8'd0),
+    .cap3_dmem_kib_i                     ((SimtWarps > 0) ? 16'(SimtDmemBytes / 1024) : 16'd0),
+    .cap4_imem_kib_i                     ((SimtWarps > 0) ? 16'(SimtImemWords * 4 / 1024) : 16'd0),
+    .cap4_dmem_banks_i                   ((SimtWarps > 0) ? 8'(SimtBanks) : 8'd0),
+    .simt_err_code_code_i                (x_err_code),
+    .simt_err_pc_pc_i                    (x_err_pc),
+    .simt_err_thread_thread_i            (x_err_thread),
+    .simt_err_tval_tval_i                (x_err_tval),
+    .simt_cycles_count_i                 (x_perf[0*32 +: 32]),
+    .simt_issued_count_i                 (x_perf[1*32 +: 32]),
+    .simt_active_count_i                 (x_perf[2*32 +: 32]),
+    .simt_stall_pipe_count_i             (x_perf[3*32 +: 32]),
+    .simt_stall_div_count_i              (x_perf[4*32 +: 32]),
+    .simt_stall_mem_count_i              (x_perf[5*32 +: 32]),
+    .simt_stall_barrier_count_i          (x_perf[6*32 +: 32]),
+    .simt_replays_count_i                (x_perf[7*32 +: 32]),
+    .simt_barriers_count_i               (x_perf[8*32 +: 32]),
+    .simt_launches_count_i               (x_launches_q),
     .ctrl_enable_o                       (ctrl_enable),
     .ctrl_qreset_o                       (ctrl_qreset),
     .ctrl_perf_clear_o                   (ctrl_perf_clear),
@@ -286,12 +321,25 @@ module weft_top #(
   logic               dma_busy, stat_rd_beat, stat_wr_beat, stat_rd_stall, stat_wr_stall;
   logic [WrBytesW-1:0] stat_wr_bytes;
 
+  // command processor side of the memories (32-bit line addresses, all regions)
+  logic               c_wr_valid, c_wr_ready;
+  logic [31:0]        c_wr_addr;
+  logic [DataW-1:0]   c_wr_data;
+  logic [2:0]         c_rd_req_valid, c_rd_req_ready, c_rd_rsp_valid;
+  logic [3*32-1:0]    c_rd_req_addr;
+  logic [3*DataW-1:0] c_rd_rsp_data;
+  // scratchpad side
   logic               sp_wr_valid;
   logic [LineAw-1:0]  sp_wr_addr;
-  logic [DataW-1:0]   sp_wr_data;
   logic [2:0]         sp_rd_req_valid, sp_rd_req_ready, sp_rd_rsp_valid;
   logic [3*LineAw-1:0] sp_rd_req_addr;
   logic [3*DataW-1:0] sp_rd_rsp_data;
+  // SIMT core
+  logic               x_start, x_busy, x_done, x_loading;
+  logic [31:0]        x_pc, x_nw, x_tpw, x_blk, x_arg, x_stop, x_ss, x_max;
+  logic [7:0]         x_err_code;
+  logic [31:0]        x_err_pc, x_err_thread, x_err_tval, x_launches_q;
+  logic [9*32-1:0]    x_perf;
 
   logic               tu_cmd_valid, tu_cmd_ready, tu_cmd_op, tu_cmd_acc, tu_cmd_wreuse;
   logic               tu_cmd_sgn, tu_cmd_pack;
@@ -315,7 +363,8 @@ module weft_top #(
 
   weft_cmd #(
     .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .DataW(DataW), .SpadLines(SpadLines),
-    .NumWin(NumWin), .Inflight(Inflight)
+    .NumWin(NumWin), .Inflight(Inflight), .SimtWarps(SimtWarps), .SimtThreads(SimtThreads),
+    .SimtDmemLines(SimtDmemBytes / BB), .SimtImemLines(SimtImemWords * 4 / BB)
   ) u_cmd (
     .clk_i,
     .rst_ni,
@@ -376,14 +425,29 @@ module weft_top #(
     .dma_stat_wr_bytes_i    (stat_wr_bytes),
     .dma_stat_rd_stall_i    (stat_rd_stall),
     .dma_stat_wr_stall_i    (stat_wr_stall),
-    .sp_wr_valid_o          (sp_wr_valid),
-    .sp_wr_addr_o           (sp_wr_addr),
-    .sp_wr_data_o           (sp_wr_data),
-    .sp_rd_req_valid_o      (sp_rd_req_valid),
-    .sp_rd_req_ready_i      (sp_rd_req_ready),
-    .sp_rd_req_addr_o       (sp_rd_req_addr),
-    .sp_rd_rsp_valid_i      (sp_rd_rsp_valid),
-    .sp_rd_rsp_data_i       (sp_rd_rsp_data),
+    .sp_wr_valid_o          (c_wr_valid),
+    .sp_wr_addr_o           (c_wr_addr),
+    .sp_wr_data_o           (c_wr_data),
+    .sp_wr_ready_i          (c_wr_ready),
+    .sp_rd_req_valid_o      (c_rd_req_valid),
+    .sp_rd_req_ready_i      (c_rd_req_ready),
+    .sp_rd_req_addr_o       (c_rd_req_addr),
+    .sp_rd_rsp_valid_i      (c_rd_rsp_valid),
+    .sp_rd_rsp_data_i       (c_rd_rsp_data),
+    .simt_start_o           (x_start),
+    .simt_pc_o              (x_pc),
+    .simt_num_warps_o       (x_nw),
+    .simt_threads_o         (x_tpw),
+    .simt_block_id_o        (x_blk),
+    .simt_arg_ptr_o         (x_arg),
+    .simt_stack_top_o       (x_stop),
+    .simt_stack_size_o      (x_ss),
+    .simt_max_issues_o      (x_max),
+    .simt_busy_i            (x_busy || x_loading),
+    .simt_done_i            (x_done),
+    .simt_err_code_i        (x_err_code),
+    .simt_err_pc_i          (x_err_pc),
+    .simt_err_thread_i      (x_err_thread),
     .tu_cmd_valid_o         (tu_cmd_valid),
     .tu_cmd_ready_i         (tu_cmd_ready),
     .tu_cmd_op_o            (tu_cmd_op),
@@ -506,7 +570,7 @@ module weft_top #(
     .rst_ni,
     .wr_valid_i     (sp_wr_valid),
     .wr_addr_i      (sp_wr_addr),
-    .wr_data_i      (sp_wr_data),
+    .wr_data_i      (c_wr_data),
     .rd_req_valid_i (sp_rd_req_valid),
     .rd_req_ready_o (sp_rd_req_ready),
     .rd_req_addr_i  (sp_rd_req_addr),
@@ -555,5 +619,157 @@ module weft_top #(
     .stat_wait_a_o     (tu_st_a),
     .stat_wait_drain_o (tu_st_drain)
   );
+
+  // ---------------------------------------------------------------- memory regions, SIMT core
+  // Region of a line address: bits 22:20 (weft_pkg::SimtDmemLine = 1 << 20, SimtImemLine = 2 << 20).
+  logic [2:0] wr_region, rd_region;
+  assign wr_region = c_wr_addr[22:20];
+  assign rd_region = c_rd_req_addr[2*32 + 20 +: 3];
+
+  assign sp_wr_valid = c_wr_valid && wr_region == 3'd0;
+  assign sp_wr_addr  = LineAw'(c_wr_addr);
+  for (genvar i = 0; i < 3; i++) begin : g_sp_rd
+    assign sp_rd_req_addr[i*LineAw +: LineAw] = LineAw'(c_rd_req_addr[i*32 +: 32]);
+  end
+  assign sp_rd_req_valid = {c_rd_req_valid[2] && rd_region == 3'd0, c_rd_req_valid[1:0]};
+
+  if (SimtWarps > 0) begin : g_simt
+    localparam int ExtW     = DataW;
+    localparam int ExtAw    = $clog2(SimtDmemBytes / BB);
+    localparam int WPL      = BB / 4;                      // instruction words per line
+    localparam int ImemAw   = $clog2(SimtImemWords);
+    localparam int CntW     = $clog2(WPL + 1);
+
+    logic             ext_req, ext_we, ext_ready, ext_rvalid;
+    logic [ExtAw-1:0] ext_addr;
+    logic [DataW-1:0] ext_rdata;
+    logic             wr_dmem, rd_dmem, wr_imem;
+
+    assign wr_dmem  = c_wr_valid && wr_region == 3'd1;
+    assign rd_dmem  = c_rd_req_valid[2] && rd_region == 3'd1;
+    assign wr_imem  = c_wr_valid && wr_region == 3'd2;
+    assign ext_req  = wr_dmem || rd_dmem;
+    assign ext_we   = wr_dmem;
+    assign ext_addr = wr_dmem ? ExtAw'(c_wr_addr) : ExtAw'(c_rd_req_addr[2*32 +: 32]);
+
+    // Instruction memory loader: one line, then one word per cycle.
+    logic [DataW-1:0]  ib_q, ib_d;
+    logic [CntW-1:0]   icnt_q, icnt_d;
+    logic [ImemAw-1:0] iaddr_q, iaddr_d;
+    logic              imem_take;
+    assign imem_take = wr_imem && icnt_q == '0 && !x_busy;
+
+    always_comb begin : p_iload
+      ib_d    = ib_q;
+      icnt_d  = icnt_q;
+      iaddr_d = iaddr_q;
+      if (imem_take) begin
+        ib_d    = c_wr_data;
+        icnt_d  = CntW'(WPL);
+        iaddr_d = ImemAw'(c_wr_addr * 32'(WPL));
+      end else if (icnt_q != '0) begin
+        ib_d    = ib_q >> 32;
+        icnt_d  = icnt_q - 1'b1;
+        iaddr_d = iaddr_q + 1'b1;
+      end
+    end
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin : p_iload_regs
+      if (!rst_ni) icnt_q <= '0;
+      else         icnt_q <= icnt_d;
+    end
+
+    always_ff @(posedge clk_i) begin : p_iload_data
+      ib_q    <= ib_d;
+      iaddr_q <= iaddr_d;
+    end
+
+    assign x_loading  = icnt_q != '0;
+    assign c_wr_ready = (wr_region == 3'd0) || (wr_dmem && ext_ready) || imem_take;
+    assign c_rd_req_ready = {(rd_region == 3'd0) ? sp_rd_req_ready[2] : (ext_ready && !wr_dmem),
+                             sp_rd_req_ready[1:0]};
+    assign c_rd_rsp_valid = {sp_rd_rsp_valid[2] || ext_rvalid, sp_rd_rsp_valid[1:0]};
+    assign c_rd_rsp_data  = {ext_rvalid ? ext_rdata : sp_rd_rsp_data[2*DataW +: DataW],
+                             sp_rd_rsp_data[0 +: 2*DataW]};
+
+    logic [31:0] p_cyc, p_iss, p_act, p_spipe, p_sdiv, p_smem, p_sbar, p_rep, p_bar;
+    logic [31:0] dbg_ret, dbg_ec, dbg_wi, dbg_wa;
+    logic        dbg_ex, unused_dbg;
+    assign unused_dbg = ^{dbg_ret, dbg_ec, dbg_ex, dbg_wi, dbg_wa};  // debug port: tests only
+    weft_simt_core #(
+      .Warps     (SimtWarps),
+      .Threads   (SimtThreads),
+      .ImemWords (SimtImemWords),
+      .DmemBytes (SimtDmemBytes),
+      .Banks     (SimtBanks),
+      .ExtW      (ExtW)
+    ) u_simt (
+      .clk_i,
+      .rst_ni,
+      .imem_we_i            (icnt_q != '0),
+      .imem_addr_i          (iaddr_q),
+      .imem_wdata_i         (ib_q[31:0]),
+      .start_i              (x_start),
+      .start_pc_i           (x_pc),
+      .start_num_warps_i    (x_nw),
+      .start_threads_i      (x_tpw),
+      .start_block_id_i     (x_blk),
+      .start_arg_ptr_i      (x_arg),
+      .start_stack_top_i    (x_stop),
+      .start_stack_size_i   (x_ss),
+      .start_max_issues_i   (x_max),
+      .busy_o               (x_busy),
+      .done_o               (x_done),
+      .err_code_o           (x_err_code),
+      .err_pc_o             (x_err_pc),
+      .err_thread_o         (x_err_thread),
+      .err_tval_o           (x_err_tval),
+      .perf_cycles_o        (p_cyc),
+      .perf_issued_o        (p_iss),
+      .perf_active_o        (p_act),
+      .perf_stall_pipe_o    (p_spipe),
+      .perf_stall_div_o     (p_sdiv),
+      .perf_stall_mem_o     (p_smem),
+      .perf_stall_barrier_o (p_sbar),
+      .perf_replays_o       (p_rep),
+      .perf_barriers_o      (p_bar),
+      .dbg_thread_i         ('0),
+      .dbg_retired_o        (dbg_ret),
+      .dbg_exit_code_o      (dbg_ec),
+      .dbg_exited_o         (dbg_ex),
+      .dbg_warp_i           ('0),
+      .dbg_warp_issues_o    (dbg_wi),
+      .dbg_warp_active_o    (dbg_wa),
+      .ext_req_i            (ext_req),
+      .ext_we_i             (ext_we),
+      .ext_addr_i           (ext_addr),
+      .ext_wdata_i          (c_wr_data),
+      .ext_ready_o          (ext_ready),
+      .ext_rvalid_o         (ext_rvalid),
+      .ext_rdata_o          (ext_rdata)
+    );
+    assign x_perf = {p_bar, p_rep, p_sbar, p_smem, p_sdiv, p_spipe, p_act, p_iss, p_cyc};
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin : p_launches
+      if (!rst_ni)     x_launches_q <= '0;
+      else if (x_done) x_launches_q <= x_launches_q + 32'd1;
+    end
+  end else begin : g_no_simt
+    assign x_busy        = 1'b0;
+    assign x_done        = 1'b0;
+    assign x_loading     = 1'b0;
+    assign x_err_code    = '0;
+    assign x_err_pc      = '0;
+    assign x_err_thread  = '0;
+    assign x_err_tval    = '0;
+    assign x_perf        = '0;
+    assign x_launches_q  = '0;
+    assign c_wr_ready     = 1'b1;
+    assign c_rd_req_ready = sp_rd_req_ready;
+    assign c_rd_rsp_valid = sp_rd_rsp_valid;
+    assign c_rd_rsp_data  = sp_rd_rsp_data;
+    logic unused_x;
+    assign unused_x = ^{x_start, x_pc, x_nw, x_tpw, x_blk, x_arg, x_stop, x_ss, x_max};
+  end
 
 endmodule

@@ -29,6 +29,7 @@ file(GLOB WEFT_RTL_HOST CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/host/*.sv)
 file(GLOB WEFT_RTL_DMA  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/dma/*.sv)
 file(GLOB WEFT_RTL_CMD  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/cmd/*.sv)
 file(GLOB WEFT_RTL_TOP  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/top/*.sv)
+file(GLOB WEFT_RTL_SIMT CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/simt/*.sv)
 
 # weft_verilated_model(<name> TOP <module> SOURCES <sv...> [PARAMS Name=Value ...])
 # Verilates one block configuration into a static library <name> (model class V<name>) that

@@ -64,6 +64,8 @@ class SimtDut {
     auto& d = h_.dut();
     d.imem_we_i = 0;
     d.start_i = 0;
+    d.ext_req_i = 0;
+    d.ext_we_i = 0;
     d.dbg_thread_i = 0;
     d.dbg_warp_i = 0;
     h_.reset();

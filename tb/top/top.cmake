@@ -1,13 +1,14 @@
 # weft_top: the whole device (registers, command processor, DMA, scratchpad, tensor unit) under
 # the host models of sim/models. Two configurations:
-#   vl_top_4x4    Rows=Cols=4, AccDepth=64, SpadLines=1024 (4 banks of 256): fast tests
+#   vl_top_4x4    Rows=Cols=4, AccDepth=64, SpadLines=1024 (4 banks of 256), SIMT 2x4 with
+#                 16 KiB data / 4 KiB instructions: fast tests
 #   vl_top_16x16  the default device (16x16, AccDepth=512, SpadLines=16384); the driver's
 #                 vl_weft_sim_16x16 model when sw/driver builds it (the same configuration)
 # Suites Top4x4 / Top16x16 and TopProgram4x4 / TopProgram16x16 (random programs) in
 # test_top_4x4, test_top_16x16; label block.
 if(TARGET weft_sim_models)
   set(WEFT_TOP_SOURCES ${WEFT_RTL_COMMON} ${WEFT_RTL_TENSOR} ${WEFT_RTL_HOST} ${WEFT_RTL_DMA}
-      ${WEFT_RTL_CMD} ${WEFT_RTL_TOP})
+      ${WEFT_RTL_CMD} ${WEFT_RTL_SIMT} ${WEFT_RTL_TOP})
   set(WEFT_TOP_CONFIGS "4x4x64x1024x4" "16x16x512x16384x4")
   foreach(cfg_str IN LISTS WEFT_TOP_CONFIGS)
     string(REPLACE "x" ";" cfg ${cfg_str})
@@ -24,7 +25,8 @@ if(TARGET weft_sim_models)
     else()
       weft_verilated_model(${lib} TOP weft_top
         SOURCES ${WEFT_TOP_SOURCES}
-        PARAMS Rows=${r} Cols=${c} AccDepth=${d} SpadLines=${lines} SpadBanks=${banks})
+        PARAMS Rows=${r} Cols=${c} AccDepth=${d} SpadLines=${lines} SpadBanks=${banks}
+               SimtWarps=2 SimtThreads=4 SimtBanks=4 SimtDmemBytes=16384 SimtImemWords=1024)
     endif()
     weft_gtest(test_top_${r}x${c}
       SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/top_test.cpp

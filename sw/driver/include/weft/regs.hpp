@@ -36,6 +36,8 @@ inline constexpr uint32_t kVersion = 0x004;  // VERSION
 inline constexpr uint32_t kCap0 = 0x008;  // CAP0
 inline constexpr uint32_t kCap1 = 0x00c;  // CAP1
 inline constexpr uint32_t kCap2 = 0x010;  // CAP2
+inline constexpr uint32_t kCap3 = 0x014;  // CAP3
+inline constexpr uint32_t kCap4 = 0x018;  // CAP4
 inline constexpr uint32_t kCtrl = 0x020;  // CTRL
 inline constexpr uint32_t kStatus = 0x024;  // STATUS
 inline constexpr uint32_t kErrCode = 0x028;  // ERR_CODE
@@ -89,6 +91,20 @@ inline constexpr uint32_t kPerfDmaWrStallLo = 0x170;  // PERF_DMA_WR_STALL.LO
 inline constexpr uint32_t kPerfDmaWrStallHi = 0x174;  // PERF_DMA_WR_STALL.HI
 inline constexpr uint32_t kPerfDescRetiredLo = 0x178;  // PERF_DESC_RETIRED.LO
 inline constexpr uint32_t kPerfDescRetiredHi = 0x17c;  // PERF_DESC_RETIRED.HI
+inline constexpr uint32_t kSimtErrCode = 0x200;  // SIMT_ERR_CODE
+inline constexpr uint32_t kSimtErrPc = 0x204;  // SIMT_ERR_PC
+inline constexpr uint32_t kSimtErrThread = 0x208;  // SIMT_ERR_THREAD
+inline constexpr uint32_t kSimtErrTval = 0x20c;  // SIMT_ERR_TVAL
+inline constexpr uint32_t kSimtCycles = 0x210;  // SIMT_CYCLES
+inline constexpr uint32_t kSimtIssued = 0x214;  // SIMT_ISSUED
+inline constexpr uint32_t kSimtActive = 0x218;  // SIMT_ACTIVE
+inline constexpr uint32_t kSimtStallPipe = 0x21c;  // SIMT_STALL_PIPE
+inline constexpr uint32_t kSimtStallDiv = 0x220;  // SIMT_STALL_DIV
+inline constexpr uint32_t kSimtStallMem = 0x224;  // SIMT_STALL_MEM
+inline constexpr uint32_t kSimtStallBarrier = 0x228;  // SIMT_STALL_BARRIER
+inline constexpr uint32_t kSimtReplays = 0x22c;  // SIMT_REPLAYS
+inline constexpr uint32_t kSimtBarriers = 0x230;  // SIMT_BARRIERS
+inline constexpr uint32_t kSimtLaunches = 0x234;  // SIMT_LAUNCHES
 
 inline constexpr unsigned kNumWin = 4;  // WIN[] entries
 
@@ -146,6 +162,25 @@ inline constexpr unsigned kMaxBurstShift = 24;
 inline constexpr unsigned kMaxBurstWidth = 8;
 inline constexpr uint32_t kMaxBurstMask = 0xff000000u;
 }  // namespace cap2
+namespace cap3 {
+inline constexpr unsigned kWarpsShift = 0;
+inline constexpr unsigned kWarpsWidth = 8;
+inline constexpr uint32_t kWarpsMask = 0x000000ffu;
+inline constexpr unsigned kThreadsShift = 8;
+inline constexpr unsigned kThreadsWidth = 8;
+inline constexpr uint32_t kThreadsMask = 0x0000ff00u;
+inline constexpr unsigned kDmemKibShift = 16;
+inline constexpr unsigned kDmemKibWidth = 16;
+inline constexpr uint32_t kDmemKibMask = 0xffff0000u;
+}  // namespace cap3
+namespace cap4 {
+inline constexpr unsigned kImemKibShift = 0;
+inline constexpr unsigned kImemKibWidth = 16;
+inline constexpr uint32_t kImemKibMask = 0x0000ffffu;
+inline constexpr unsigned kDmemBanksShift = 16;
+inline constexpr unsigned kDmemBanksWidth = 8;
+inline constexpr uint32_t kDmemBanksMask = 0x00ff0000u;
+}  // namespace cap4
 namespace ctrl {
 inline constexpr unsigned kEnableShift = 0;
 inline constexpr unsigned kEnableWidth = 1;
@@ -465,6 +500,76 @@ inline constexpr unsigned kCountShift = 0;
 inline constexpr unsigned kCountWidth = 32;
 inline constexpr uint32_t kCountMask = 0xffffffffu;
 }  // namespace perf_desc_retired_hi
+namespace simt_err_code {
+inline constexpr unsigned kCodeShift = 0;
+inline constexpr unsigned kCodeWidth = 8;
+inline constexpr uint32_t kCodeMask = 0x000000ffu;
+}  // namespace simt_err_code
+namespace simt_err_pc {
+inline constexpr unsigned kPcShift = 0;
+inline constexpr unsigned kPcWidth = 32;
+inline constexpr uint32_t kPcMask = 0xffffffffu;
+}  // namespace simt_err_pc
+namespace simt_err_thread {
+inline constexpr unsigned kThreadShift = 0;
+inline constexpr unsigned kThreadWidth = 32;
+inline constexpr uint32_t kThreadMask = 0xffffffffu;
+}  // namespace simt_err_thread
+namespace simt_err_tval {
+inline constexpr unsigned kTvalShift = 0;
+inline constexpr unsigned kTvalWidth = 32;
+inline constexpr uint32_t kTvalMask = 0xffffffffu;
+}  // namespace simt_err_tval
+namespace simt_cycles {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace simt_cycles
+namespace simt_issued {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace simt_issued
+namespace simt_active {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace simt_active
+namespace simt_stall_pipe {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace simt_stall_pipe
+namespace simt_stall_div {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace simt_stall_div
+namespace simt_stall_mem {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace simt_stall_mem
+namespace simt_stall_barrier {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace simt_stall_barrier
+namespace simt_replays {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace simt_replays
+namespace simt_barriers {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace simt_barriers
+namespace simt_launches {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace simt_launches
 
 // ---------------------------------------------------------------- tables
 struct FieldInfo {
@@ -490,7 +595,7 @@ struct RegInfo {
   std::string_view title;
 };
 
-inline constexpr std::array<FieldInfo, 90> kFields = {{
+inline constexpr std::array<FieldInfo, 109> kFields = {{
     {"magic", 0, 32, Access::kConst, true, 0x54464557u, false, false},  // ID
     {"minor", 0, 16, Access::kConst, true, 0x00000000u, false, false},  // VERSION
     {"major", 16, 16, Access::kConst, true, 0x00010000u, false, false},  // VERSION
@@ -503,6 +608,11 @@ inline constexpr std::array<FieldInfo, 90> kFields = {{
     {"acc_rows", 0, 16, Access::kRO, false, 0x00000000u, false, false},  // CAP2
     {"inflight", 16, 8, Access::kRO, false, 0x00000000u, false, false},  // CAP2
     {"max_burst", 24, 8, Access::kRO, false, 0x00000000u, false, false},  // CAP2
+    {"warps", 0, 8, Access::kRO, false, 0x00000000u, false, false},  // CAP3
+    {"threads", 8, 8, Access::kRO, false, 0x00000000u, false, false},  // CAP3
+    {"dmem_kib", 16, 16, Access::kRO, false, 0x00000000u, false, false},  // CAP3
+    {"imem_kib", 0, 16, Access::kRO, false, 0x00000000u, false, false},  // CAP4
+    {"dmem_banks", 16, 8, Access::kRO, false, 0x00000000u, false, false},  // CAP4
     {"enable", 0, 1, Access::kRW, true, 0x00000000u, false, false},  // CTRL
     {"qreset", 1, 1, Access::kW1P, true, 0x00000000u, false, false},  // CTRL
     {"perf_clear", 2, 1, Access::kW1P, true, 0x00000000u, false, false},  // CTRL
@@ -581,9 +691,23 @@ inline constexpr std::array<FieldInfo, 90> kFields = {{
     {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // PERF_DMA_WR_STALL.HI
     {"count", 0, 32, Access::kRO, false, 0x00000000u, false, true},  // PERF_DESC_RETIRED.LO
     {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // PERF_DESC_RETIRED.HI
+    {"code", 0, 8, Access::kRO, false, 0x00000000u, false, false},  // SIMT_ERR_CODE
+    {"pc", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_ERR_PC
+    {"thread", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_ERR_THREAD
+    {"tval", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_ERR_TVAL
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_CYCLES
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_ISSUED
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_ACTIVE
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_STALL_PIPE
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_STALL_DIV
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_STALL_MEM
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_STALL_BARRIER
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_REPLAYS
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_BARRIERS
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_LAUNCHES
 }};
 
-inline constexpr std::array<RegInfo, 73> kRegisters = {{
+inline constexpr std::array<RegInfo, 89> kRegisters = {{
     {"ID", 0x000, Access::kConst, true, 0x54464557u, 0, 1,
      "Identification"},
     {"VERSION", 0x004, Access::kConst, true, 0x00010000u, 1, 2,
@@ -594,142 +718,174 @@ inline constexpr std::array<RegInfo, 73> kRegisters = {{
      "Capabilities 1: scratchpad"},
     {"CAP2", 0x010, Access::kRO, false, 0x00000000u, 9, 3,
      "Capabilities 2: accumulator and queue"},
-    {"CTRL", 0x020, Access::kRW, true, 0x00000000u, 12, 3,
+    {"CAP3", 0x014, Access::kRO, false, 0x00000000u, 12, 3,
+     "Capabilities 3: SIMT core (all 0: no SIMT core)"},
+    {"CAP4", 0x018, Access::kRO, false, 0x00000000u, 15, 2,
+     "Capabilities 4: SIMT core memories"},
+    {"CTRL", 0x020, Access::kRW, true, 0x00000000u, 17, 3,
      "Control"},
-    {"STATUS", 0x024, Access::kRO, false, 0x00000000u, 15, 3,
+    {"STATUS", 0x024, Access::kRO, false, 0x00000000u, 20, 3,
      "Status"},
-    {"ERR_CODE", 0x028, Access::kRO, false, 0x00000000u, 18, 1,
+    {"ERR_CODE", 0x028, Access::kRO, false, 0x00000000u, 23, 1,
      "Error code of the first error since the last queue reset (weft_pkg::Err*)"},
-    {"ERR_INDEX", 0x02c, Access::kRO, false, 0x00000000u, 19, 1,
+    {"ERR_INDEX", 0x02c, Access::kRO, false, 0x00000000u, 24, 1,
      "Ring index of the descriptor that failed"},
-    {"ERR_ADDR_LO", 0x030, Access::kRO, false, 0x00000000u, 20, 1,
+    {"ERR_ADDR_LO", 0x030, Access::kRO, false, 0x00000000u, 25, 1,
      "Host address involved in the error, low word"},
-    {"ERR_ADDR_HI", 0x034, Access::kRO, false, 0x00000000u, 21, 1,
+    {"ERR_ADDR_HI", 0x034, Access::kRO, false, 0x00000000u, 26, 1,
      "Host address involved in the error, high word"},
-    {"IRQ_STATUS", 0x040, Access::kW1C, true, 0x00000000u, 22, 2,
+    {"IRQ_STATUS", 0x040, Access::kW1C, true, 0x00000000u, 27, 2,
      "Interrupt status (write 1 to clear)"},
-    {"IRQ_ENABLE", 0x044, Access::kRW, true, 0x00000000u, 24, 2,
+    {"IRQ_ENABLE", 0x044, Access::kRW, true, 0x00000000u, 29, 2,
      "Interrupt enable (irq_o = |(IRQ_STATUS & IRQ_ENABLE))"},
-    {"RING_BASE_LO", 0x050, Access::kRW, true, 0x00000000u, 26, 1,
+    {"RING_BASE_LO", 0x050, Access::kRW, true, 0x00000000u, 31, 1,
      "Ring base address, low word (64-byte aligned)"},
-    {"RING_BASE_HI", 0x054, Access::kRW, true, 0x00000000u, 27, 1,
+    {"RING_BASE_HI", 0x054, Access::kRW, true, 0x00000000u, 32, 1,
      "Ring base address, high word"},
-    {"RING_SIZE", 0x058, Access::kRW, true, 0x00000000u, 28, 1,
+    {"RING_SIZE", 0x058, Access::kRW, true, 0x00000000u, 33, 1,
      "Ring size: log2 of the number of 64-byte entries (1..16)"},
-    {"RING_TAIL", 0x05c, Access::kRW, true, 0x00000000u, 29, 1,
+    {"RING_TAIL", 0x05c, Access::kRW, true, 0x00000000u, 34, 1,
      "Ring tail (doorbell): number of descriptors written since the queue reset"},
-    {"RING_HEAD", 0x060, Access::kRO, false, 0x00000000u, 30, 1,
+    {"RING_HEAD", 0x060, Access::kRO, false, 0x00000000u, 35, 1,
      "Ring head: descriptors fetched since the queue reset"},
-    {"COMPLETED", 0x064, Access::kRO, false, 0x00000000u, 31, 1,
+    {"COMPLETED", 0x064, Access::kRO, false, 0x00000000u, 36, 1,
      "Descriptors completed (retired in order) since the queue reset"},
-    {"CPL_ADDR_LO", 0x068, Access::kRW, true, 0x00000000u, 32, 1,
+    {"CPL_ADDR_LO", 0x068, Access::kRW, true, 0x00000000u, 37, 1,
      "Completion write-back address, low word (16-byte aligned; 0 with CPL_ADDR_HI 0 disables)"},
-    {"CPL_ADDR_HI", 0x06c, Access::kRW, true, 0x00000000u, 33, 1,
+    {"CPL_ADDR_HI", 0x06c, Access::kRW, true, 0x00000000u, 38, 1,
      "Completion write-back address, high word"},
-    {"WIN[0].BASE_LO", 0x080, Access::kRW, true, 0x00000000u, 34, 1,
+    {"WIN[0].BASE_LO", 0x080, Access::kRW, true, 0x00000000u, 39, 1,
      "Window base, low word (16-byte aligned)"},
-    {"WIN[0].BASE_HI", 0x084, Access::kRW, true, 0x00000000u, 35, 1,
+    {"WIN[0].BASE_HI", 0x084, Access::kRW, true, 0x00000000u, 40, 1,
      "Window base, high word"},
-    {"WIN[0].LIMIT_LO", 0x088, Access::kRW, true, 0x00000000u, 36, 1,
+    {"WIN[0].LIMIT_LO", 0x088, Access::kRW, true, 0x00000000u, 41, 1,
      "Window limit (exclusive end), low word"},
-    {"WIN[0].LIMIT_HI", 0x08c, Access::kRW, true, 0x00000000u, 37, 1,
+    {"WIN[0].LIMIT_HI", 0x08c, Access::kRW, true, 0x00000000u, 42, 1,
      "Window limit (exclusive end), high word"},
-    {"WIN[0].CTRL", 0x090, Access::kRW, true, 0x00000000u, 38, 2,
+    {"WIN[0].CTRL", 0x090, Access::kRW, true, 0x00000000u, 43, 2,
      "Window permissions"},
-    {"WIN[1].BASE_LO", 0x0a0, Access::kRW, true, 0x00000000u, 40, 1,
+    {"WIN[1].BASE_LO", 0x0a0, Access::kRW, true, 0x00000000u, 45, 1,
      "Window base, low word (16-byte aligned)"},
-    {"WIN[1].BASE_HI", 0x0a4, Access::kRW, true, 0x00000000u, 41, 1,
+    {"WIN[1].BASE_HI", 0x0a4, Access::kRW, true, 0x00000000u, 46, 1,
      "Window base, high word"},
-    {"WIN[1].LIMIT_LO", 0x0a8, Access::kRW, true, 0x00000000u, 42, 1,
+    {"WIN[1].LIMIT_LO", 0x0a8, Access::kRW, true, 0x00000000u, 47, 1,
      "Window limit (exclusive end), low word"},
-    {"WIN[1].LIMIT_HI", 0x0ac, Access::kRW, true, 0x00000000u, 43, 1,
+    {"WIN[1].LIMIT_HI", 0x0ac, Access::kRW, true, 0x00000000u, 48, 1,
      "Window limit (exclusive end), high word"},
-    {"WIN[1].CTRL", 0x0b0, Access::kRW, true, 0x00000000u, 44, 2,
+    {"WIN[1].CTRL", 0x0b0, Access::kRW, true, 0x00000000u, 49, 2,
      "Window permissions"},
-    {"WIN[2].BASE_LO", 0x0c0, Access::kRW, true, 0x00000000u, 46, 1,
+    {"WIN[2].BASE_LO", 0x0c0, Access::kRW, true, 0x00000000u, 51, 1,
      "Window base, low word (16-byte aligned)"},
-    {"WIN[2].BASE_HI", 0x0c4, Access::kRW, true, 0x00000000u, 47, 1,
+    {"WIN[2].BASE_HI", 0x0c4, Access::kRW, true, 0x00000000u, 52, 1,
      "Window base, high word"},
-    {"WIN[2].LIMIT_LO", 0x0c8, Access::kRW, true, 0x00000000u, 48, 1,
+    {"WIN[2].LIMIT_LO", 0x0c8, Access::kRW, true, 0x00000000u, 53, 1,
      "Window limit (exclusive end), low word"},
-    {"WIN[2].LIMIT_HI", 0x0cc, Access::kRW, true, 0x00000000u, 49, 1,
+    {"WIN[2].LIMIT_HI", 0x0cc, Access::kRW, true, 0x00000000u, 54, 1,
      "Window limit (exclusive end), high word"},
-    {"WIN[2].CTRL", 0x0d0, Access::kRW, true, 0x00000000u, 50, 2,
+    {"WIN[2].CTRL", 0x0d0, Access::kRW, true, 0x00000000u, 55, 2,
      "Window permissions"},
-    {"WIN[3].BASE_LO", 0x0e0, Access::kRW, true, 0x00000000u, 52, 1,
+    {"WIN[3].BASE_LO", 0x0e0, Access::kRW, true, 0x00000000u, 57, 1,
      "Window base, low word (16-byte aligned)"},
-    {"WIN[3].BASE_HI", 0x0e4, Access::kRW, true, 0x00000000u, 53, 1,
+    {"WIN[3].BASE_HI", 0x0e4, Access::kRW, true, 0x00000000u, 58, 1,
      "Window base, high word"},
-    {"WIN[3].LIMIT_LO", 0x0e8, Access::kRW, true, 0x00000000u, 54, 1,
+    {"WIN[3].LIMIT_LO", 0x0e8, Access::kRW, true, 0x00000000u, 59, 1,
      "Window limit (exclusive end), low word"},
-    {"WIN[3].LIMIT_HI", 0x0ec, Access::kRW, true, 0x00000000u, 55, 1,
+    {"WIN[3].LIMIT_HI", 0x0ec, Access::kRW, true, 0x00000000u, 60, 1,
      "Window limit (exclusive end), high word"},
-    {"WIN[3].CTRL", 0x0f0, Access::kRW, true, 0x00000000u, 56, 2,
+    {"WIN[3].CTRL", 0x0f0, Access::kRW, true, 0x00000000u, 61, 2,
      "Window permissions"},
-    {"PERF_CYCLES.LO", 0x100, Access::kRO, false, 0x00000000u, 58, 1,
+    {"PERF_CYCLES.LO", 0x100, Access::kRO, false, 0x00000000u, 63, 1,
      "cycles since perf_clear (LO)"},
-    {"PERF_CYCLES.HI", 0x104, Access::kRO, false, 0x00000000u, 59, 1,
+    {"PERF_CYCLES.HI", 0x104, Access::kRO, false, 0x00000000u, 64, 1,
      "cycles since perf_clear (HI)"},
-    {"PERF_LOAD_BUSY.LO", 0x108, Access::kRO, false, 0x00000000u, 60, 1,
+    {"PERF_LOAD_BUSY.LO", 0x108, Access::kRO, false, 0x00000000u, 65, 1,
      "load engine executing a descriptor (LO)"},
-    {"PERF_LOAD_BUSY.HI", 0x10c, Access::kRO, false, 0x00000000u, 61, 1,
+    {"PERF_LOAD_BUSY.HI", 0x10c, Access::kRO, false, 0x00000000u, 66, 1,
      "load engine executing a descriptor (HI)"},
-    {"PERF_COMPUTE_BUSY.LO", 0x110, Access::kRO, false, 0x00000000u, 62, 1,
+    {"PERF_COMPUTE_BUSY.LO", 0x110, Access::kRO, false, 0x00000000u, 67, 1,
      "compute engine executing a descriptor (LO)"},
-    {"PERF_COMPUTE_BUSY.HI", 0x114, Access::kRO, false, 0x00000000u, 63, 1,
+    {"PERF_COMPUTE_BUSY.HI", 0x114, Access::kRO, false, 0x00000000u, 68, 1,
      "compute engine executing a descriptor (HI)"},
-    {"PERF_STORE_BUSY.LO", 0x118, Access::kRO, false, 0x00000000u, 64, 1,
+    {"PERF_STORE_BUSY.LO", 0x118, Access::kRO, false, 0x00000000u, 69, 1,
      "store engine executing a descriptor (LO)"},
-    {"PERF_STORE_BUSY.HI", 0x11c, Access::kRO, false, 0x00000000u, 65, 1,
+    {"PERF_STORE_BUSY.HI", 0x11c, Access::kRO, false, 0x00000000u, 70, 1,
      "store engine executing a descriptor (HI)"},
-    {"PERF_LOAD_WAIT_DEP.LO", 0x120, Access::kRO, false, 0x00000000u, 66, 1,
+    {"PERF_LOAD_WAIT_DEP.LO", 0x120, Access::kRO, false, 0x00000000u, 71, 1,
      "load engine holds a descriptor whose dependencies are not met (LO)"},
-    {"PERF_LOAD_WAIT_DEP.HI", 0x124, Access::kRO, false, 0x00000000u, 67, 1,
+    {"PERF_LOAD_WAIT_DEP.HI", 0x124, Access::kRO, false, 0x00000000u, 72, 1,
      "load engine holds a descriptor whose dependencies are not met (HI)"},
-    {"PERF_COMPUTE_WAIT_DEP.LO", 0x128, Access::kRO, false, 0x00000000u, 68, 1,
+    {"PERF_COMPUTE_WAIT_DEP.LO", 0x128, Access::kRO, false, 0x00000000u, 73, 1,
      "compute engine holds a descriptor whose dependencies are not met (LO)"},
-    {"PERF_COMPUTE_WAIT_DEP.HI", 0x12c, Access::kRO, false, 0x00000000u, 69, 1,
+    {"PERF_COMPUTE_WAIT_DEP.HI", 0x12c, Access::kRO, false, 0x00000000u, 74, 1,
      "compute engine holds a descriptor whose dependencies are not met (HI)"},
-    {"PERF_STORE_WAIT_DEP.LO", 0x130, Access::kRO, false, 0x00000000u, 70, 1,
+    {"PERF_STORE_WAIT_DEP.LO", 0x130, Access::kRO, false, 0x00000000u, 75, 1,
      "store engine holds a descriptor whose dependencies are not met (LO)"},
-    {"PERF_STORE_WAIT_DEP.HI", 0x134, Access::kRO, false, 0x00000000u, 71, 1,
+    {"PERF_STORE_WAIT_DEP.HI", 0x134, Access::kRO, false, 0x00000000u, 76, 1,
      "store engine holds a descriptor whose dependencies are not met (HI)"},
-    {"PERF_TU_WAIT_W.LO", 0x138, Access::kRO, false, 0x00000000u, 72, 1,
+    {"PERF_TU_WAIT_W.LO", 0x138, Access::kRO, false, 0x00000000u, 77, 1,
      "tensor unit: COMPUTE waiting for its weight tile (LO)"},
-    {"PERF_TU_WAIT_W.HI", 0x13c, Access::kRO, false, 0x00000000u, 73, 1,
+    {"PERF_TU_WAIT_W.HI", 0x13c, Access::kRO, false, 0x00000000u, 78, 1,
      "tensor unit: COMPUTE waiting for its weight tile (HI)"},
-    {"PERF_TU_WAIT_A.LO", 0x140, Access::kRO, false, 0x00000000u, 74, 1,
+    {"PERF_TU_WAIT_A.LO", 0x140, Access::kRO, false, 0x00000000u, 79, 1,
      "tensor unit: COMPUTE waiting for activation rows (LO)"},
-    {"PERF_TU_WAIT_A.HI", 0x144, Access::kRO, false, 0x00000000u, 75, 1,
+    {"PERF_TU_WAIT_A.HI", 0x144, Access::kRO, false, 0x00000000u, 80, 1,
      "tensor unit: COMPUTE waiting for activation rows (HI)"},
-    {"PERF_TU_WAIT_DRAIN.LO", 0x148, Access::kRO, false, 0x00000000u, 76, 1,
+    {"PERF_TU_WAIT_DRAIN.LO", 0x148, Access::kRO, false, 0x00000000u, 81, 1,
      "tensor unit: DRAIN waiting (hazard or output back-pressure) (LO)"},
-    {"PERF_TU_WAIT_DRAIN.HI", 0x14c, Access::kRO, false, 0x00000000u, 77, 1,
+    {"PERF_TU_WAIT_DRAIN.HI", 0x14c, Access::kRO, false, 0x00000000u, 82, 1,
      "tensor unit: DRAIN waiting (hazard or output back-pressure) (HI)"},
-    {"PERF_MACS.LO", 0x150, Access::kRO, false, 0x00000000u, 78, 1,
+    {"PERF_MACS.LO", 0x150, Access::kRO, false, 0x00000000u, 83, 1,
      "multiply-accumulates issued into the array (rows x cols per row) (LO)"},
-    {"PERF_MACS.HI", 0x154, Access::kRO, false, 0x00000000u, 79, 1,
+    {"PERF_MACS.HI", 0x154, Access::kRO, false, 0x00000000u, 84, 1,
      "multiply-accumulates issued into the array (rows x cols per row) (HI)"},
-    {"PERF_DMA_RD_BYTES.LO", 0x158, Access::kRO, false, 0x00000000u, 80, 1,
+    {"PERF_DMA_RD_BYTES.LO", 0x158, Access::kRO, false, 0x00000000u, 85, 1,
      "bytes read by the AXI master (R beats x bus bytes) (LO)"},
-    {"PERF_DMA_RD_BYTES.HI", 0x15c, Access::kRO, false, 0x00000000u, 81, 1,
+    {"PERF_DMA_RD_BYTES.HI", 0x15c, Access::kRO, false, 0x00000000u, 86, 1,
      "bytes read by the AXI master (R beats x bus bytes) (HI)"},
-    {"PERF_DMA_WR_BYTES.LO", 0x160, Access::kRO, false, 0x00000000u, 82, 1,
+    {"PERF_DMA_WR_BYTES.LO", 0x160, Access::kRO, false, 0x00000000u, 87, 1,
      "bytes written (strobed bytes of W beats) (LO)"},
-    {"PERF_DMA_WR_BYTES.HI", 0x164, Access::kRO, false, 0x00000000u, 83, 1,
+    {"PERF_DMA_WR_BYTES.HI", 0x164, Access::kRO, false, 0x00000000u, 88, 1,
      "bytes written (strobed bytes of W beats) (HI)"},
-    {"PERF_DMA_RD_STALL.LO", 0x168, Access::kRO, false, 0x00000000u, 84, 1,
+    {"PERF_DMA_RD_STALL.LO", 0x168, Access::kRO, false, 0x00000000u, 89, 1,
      "cycles a read burst was pending (AR not accepted or R not yet back) (LO)"},
-    {"PERF_DMA_RD_STALL.HI", 0x16c, Access::kRO, false, 0x00000000u, 85, 1,
+    {"PERF_DMA_RD_STALL.HI", 0x16c, Access::kRO, false, 0x00000000u, 90, 1,
      "cycles a read burst was pending (AR not accepted or R not yet back) (HI)"},
-    {"PERF_DMA_WR_STALL.LO", 0x170, Access::kRO, false, 0x00000000u, 86, 1,
+    {"PERF_DMA_WR_STALL.LO", 0x170, Access::kRO, false, 0x00000000u, 91, 1,
      "cycles W data was offered and not accepted, or B awaited (LO)"},
-    {"PERF_DMA_WR_STALL.HI", 0x174, Access::kRO, false, 0x00000000u, 87, 1,
+    {"PERF_DMA_WR_STALL.HI", 0x174, Access::kRO, false, 0x00000000u, 92, 1,
      "cycles W data was offered and not accepted, or B awaited (HI)"},
-    {"PERF_DESC_RETIRED.LO", 0x178, Access::kRO, false, 0x00000000u, 88, 1,
+    {"PERF_DESC_RETIRED.LO", 0x178, Access::kRO, false, 0x00000000u, 93, 1,
      "descriptors retired (LO)"},
-    {"PERF_DESC_RETIRED.HI", 0x17c, Access::kRO, false, 0x00000000u, 89, 1,
+    {"PERF_DESC_RETIRED.HI", 0x17c, Access::kRO, false, 0x00000000u, 94, 1,
      "descriptors retired (HI)"},
+    {"SIMT_ERR_CODE", 0x200, Access::kRO, false, 0x00000000u, 95, 1,
+     "SIMT error code of the last launch (docs/simt-model.md; 0 = every thread exited)"},
+    {"SIMT_ERR_PC", 0x204, Access::kRO, false, 0x00000000u, 96, 1,
+     "SIMT error: pc of the faulting instruction"},
+    {"SIMT_ERR_THREAD", 0x208, Access::kRO, false, 0x00000000u, 97, 1,
+     "SIMT error: thread id of the faulting thread"},
+    {"SIMT_ERR_TVAL", 0x20c, Access::kRO, false, 0x00000000u, 98, 1,
+     "SIMT error: faulting address or instruction word"},
+    {"SIMT_CYCLES", 0x210, Access::kRO, false, 0x00000000u, 99, 1,
+     "SIMT: cycles from start to end of the last launch"},
+    {"SIMT_ISSUED", 0x214, Access::kRO, false, 0x00000000u, 100, 1,
+     "SIMT: warp instructions executed"},
+    {"SIMT_ACTIVE", 0x218, Access::kRO, false, 0x00000000u, 101, 1,
+     "SIMT: sum of the active threads of those instructions"},
+    {"SIMT_STALL_PIPE", 0x21c, Access::kRO, false, 0x00000000u, 102, 1,
+     "SIMT: cycles without issue, warps in the pipeline or draining"},
+    {"SIMT_STALL_DIV", 0x220, Access::kRO, false, 0x00000000u, 103, 1,
+     "SIMT: cycles without issue, waiting for the divider"},
+    {"SIMT_STALL_MEM", 0x224, Access::kRO, false, 0x00000000u, 104, 1,
+     "SIMT: cycles without issue, waiting for the load/store unit"},
+    {"SIMT_STALL_BARRIER", 0x228, Access::kRO, false, 0x00000000u, 105, 1,
+     "SIMT: cycles without issue, threads waiting at a barrier"},
+    {"SIMT_REPLAYS", 0x22c, Access::kRO, false, 0x00000000u, 106, 1,
+     "SIMT: instructions dropped at register read and issued again"},
+    {"SIMT_BARRIERS", 0x230, Access::kRO, false, 0x00000000u, 107, 1,
+     "SIMT: barrier releases"},
+    {"SIMT_LAUNCHES", 0x234, Access::kRO, false, 0x00000000u, 108, 1,
+     "SIMT launches completed since reset"},
 }};
 
 // The register at `offset`, or nullptr.

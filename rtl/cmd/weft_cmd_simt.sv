@@ -1,0 +1,176 @@
+// weft_cmd_simt: the SIMT engine. Runs SIMT_LAUNCH descriptors in ring order, one at a time, on
+// the SIMT core (weft_simt_core): the head of its queue starts when its dependencies are met, no
+// error stops it, no queue reset is pending and the core is idle; the launch inputs are the
+// descriptor's words 2..9 (docs/programming-model.md, SIMT_LAUNCH). The descriptor is done
+// (ROB) when the core ends the launch with error code 0; a kernel error is reported as SIMT with
+// ERR_ADDR = {thread, pc}, and the engine then takes nothing else until the queue reset drops
+// its queue.
+`include "weft_assert.svh"
+
+module weft_cmd_simt #(
+  parameter int  Inflight = 16,
+  parameter int  QDepth   = 2,
+  localparam int TagW     = $clog2(Inflight),
+  localparam int QW       = 32 + 40 + 8 * 32
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+  input  logic                clear_i,
+  input  logic                hold_i,
+  // queue
+  input  logic                push_i,
+  input  logic [31:0]         push_idx_i,
+  input  logic [39:0]         push_deps_i,
+  input  logic [8*32-1:0]     push_words_i,   // descriptor words 2..9
+  output logic                q_ready_o,
+  // ROB state
+  input  logic [31:0]         rptr_i,
+  input  logic [Inflight-1:0] rob_done_i,
+  input  logic                err_valid_i,
+  input  logic [31:0]         err_idx_i,
+  // SIMT core launch port
+  output logic                core_start_o,
+  output logic [31:0]         core_pc_o,
+  output logic [31:0]         core_num_warps_o,
+  output logic [31:0]         core_threads_o,
+  output logic [31:0]         core_block_id_o,
+  output logic [31:0]         core_arg_ptr_o,
+  output logic [31:0]         core_stack_top_o,
+  output logic [31:0]         core_stack_size_o,
+  output logic [31:0]         core_max_issues_o,
+  input  logic                core_busy_i,
+  input  logic                core_done_i,
+  input  logic [7:0]          core_err_code_i,
+  input  logic [31:0]         core_err_pc_i,
+  input  logic [31:0]         core_err_thread_i,
+  // completion, error, status
+  output logic                done_valid_o,
+  output logic [TagW-1:0]     done_tag_o,
+  output logic                err_valid_o,
+  input  logic                err_ready_i,
+  output logic [7:0]          err_code_o,
+  output logic [31:0]         err_idx_o,
+  output logic [63:0]         err_addr_o,
+  output logic                busy_o,
+  output logic                q_empty_o,
+  output logic                wait_dep_o
+);
+
+  typedef enum logic [1:0] {SIdle, SRun, SErr} sstate_e;
+  sstate_e state_q, state_d;
+
+  logic          q_valid, q_pop;
+  logic [QW-1:0] q_data;
+  logic [$clog2(QDepth+1)-1:0] q_usage;
+
+  weft_fifo #(.Width(QW), .Depth(QDepth)) u_queue (
+    .clk_i,
+    .rst_ni,
+    .flush_i     (clear_i),
+    .in_valid_i  (push_i),
+    .in_ready_o  (q_ready_o),
+    .in_data_i   ({push_words_i, push_deps_i, push_idx_i}),
+    .out_valid_o (q_valid),
+    .out_ready_i (q_pop),
+    .out_data_o  (q_data),
+    .usage_o     (q_usage)
+  );
+
+  logic [31:0] h_idx;
+  logic [39:0] h_deps;
+  logic [31:0] h_w [2:9];
+  assign h_idx  = q_data[31:0];
+  assign h_deps = q_data[71:32];
+  for (genvar i = 2; i <= 9; i++) begin : g_hw
+    assign h_w[i] = q_data[72 + (i-2)*32 +: 32];
+  end
+
+  logic met, order_ok;
+  weft_cmd_depchk #(.Inflight(Inflight)) u_dep (
+    .idx_i       (h_idx),
+    .deps_i      (h_deps),
+    .rptr_i,
+    .done_i      (rob_done_i),
+    .err_valid_i,
+    .err_idx_i,
+    .met_o       (met),
+    .order_ok_o  (order_ok)
+  );
+
+  logic start;
+  assign start = (state_q == SIdle) && q_valid && met && order_ok && !hold_i && !core_busy_i;
+  assign q_pop = start;
+
+  logic [31:0] idx_q, idx_d;
+  logic [63:0] eaddr_q, eaddr_d;
+
+  always_comb begin : p_next
+    state_d = state_q;
+    idx_d   = idx_q;
+    eaddr_d = eaddr_q;
+    unique case (state_q)
+      SIdle: begin
+        if (start) begin
+          idx_d   = h_idx;
+          state_d = SRun;
+        end
+      end
+      SRun: begin
+        if (core_done_i) begin
+          if (core_err_code_i != 8'd0) begin
+            eaddr_d = {core_err_thread_i, core_err_pc_i};
+            state_d = SErr;
+          end else begin
+            state_d = SIdle;
+          end
+        end
+      end
+      SErr: begin
+        if (err_ready_i) state_d = SIdle;
+      end
+      default: state_d = SIdle;
+    endcase
+    if (clear_i) state_d = SIdle;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
+    if (!rst_ni) state_q <= SIdle;
+    else         state_q <= state_d;
+  end
+
+  always_ff @(posedge clk_i) begin : p_data
+    idx_q   <= idx_d;
+    eaddr_q <= eaddr_d;
+  end
+
+  assign core_start_o      = start;
+  assign core_pc_o         = h_w[2];
+  assign core_num_warps_o  = h_w[3];
+  assign core_threads_o    = h_w[4];
+  assign core_block_id_o   = h_w[5];
+  assign core_arg_ptr_o    = h_w[6];
+  assign core_stack_top_o  = h_w[7];
+  assign core_stack_size_o = h_w[8];
+  assign core_max_issues_o = h_w[9];
+
+  assign done_valid_o = (state_q == SRun) && core_done_i && (core_err_code_i == 8'd0);
+  assign done_tag_o   = TagW'(idx_q);
+
+  assign err_valid_o = (state_q == SErr);
+  assign err_code_o  = weft_pkg::ErrSimt;
+  assign err_idx_o   = idx_q;
+  assign err_addr_o  = eaddr_q;
+
+  assign busy_o     = (state_q != SIdle);
+  assign q_empty_o  = (q_usage == '0);
+  assign wait_dep_o = (state_q == SIdle) && q_valid && !met;
+
+`ifndef SYNTHESIS
+  always @(posedge clk_i or negedge rst_ni) begin : p_checks
+    if (rst_ni) begin
+      if (core_done_i) assert (state_q == SRun) else $error("weft_cmd_simt: done without a launch");
+    end
+  end
+`endif
+
+endmodule

@@ -29,9 +29,8 @@ build: setup configure ## Build models, tests, benches and tools
 sim: build ## Block regressions on both simulators, then a per-test table (Icarus vs Verilator)
 	$(PYTHON) scripts/sim_table.py --build $(BUILD) --jobs $(JOBS)
 
-test: build ## Every test (unit, block, sim, lint, synth) with the CTest summary, then coverage
+test: build ## Every test (unit, block, system, SV benches, lint, synth) with the CTest summary
 	$(CTEST)
-	$(MAKE) --no-print-directory coverage
 
 unit: build ## Golden-model unit tests only
 	$(CTEST) -L unit

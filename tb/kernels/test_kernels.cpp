@@ -5,8 +5,9 @@
 // and 1 x 1, so the grid-stride loops are checked for any launch shape). Outputs are compared
 // with independent C++ references: weft::golden::postprocess (requant) and weft::golden::im2col
 // where the golden model has them, plain loops otherwise, and for softmax a C++ restatement of
-// TFLite's algorithm (bit-exact) plus float softmax (within 1 LSB). Every run also checks that
-// nothing outside the output buffers and the thread stacks changed.
+// TFLite's algorithm (bit-exact) plus float softmax (within 1 LSB); inputs and references are in
+// kernel_cases.hpp (shared with the driver tests, tb/system/test_simt.cpp). Every run also checks
+// that nothing outside the output buffers and the thread stacks changed.
 //
 // For the 4 x 8 launch each test prints "[kernel] <name> ..." with the warp instructions issued,
 // issues per element (a cycles-per-element proxy: the RTL core issues at most one warp
@@ -27,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_cases.hpp"
 #include "softmax_reference.hpp"
 #include "weft/golden/quant.hpp"
 #include "weft/golden/simt.hpp"
@@ -36,6 +38,7 @@
 namespace s = weft::golden::simt;
 namespace g = weft::golden;
 namespace sm = weft::tb::softmax_ref;
+using namespace weft::tb::kernel_cases;  // inputs and references, shared with tb/system
 
 namespace {
 
@@ -195,25 +198,6 @@ void expect_same(const std::vector<T>& got, const std::vector<T>& want, const st
   EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << got.size() << " elements differ";
 }
 
-int32_t uniform(std::mt19937_64& rng, int32_t lo, int32_t hi) {
-  return std::uniform_int_distribution<int32_t>(lo, hi)(rng);
-}
-
-template <class T>
-std::vector<T> random_vector(std::mt19937_64& rng, size_t n, int32_t lo, int32_t hi) {
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(uniform(rng, lo, hi));
-  return v;
-}
-
-std::vector<int32_t> random_int32(std::mt19937_64& rng, size_t n) {
-  std::vector<int32_t> v(n);
-  for (auto& x : v) x = static_cast<int32_t>(static_cast<uint32_t>(rng()));
-  return v;
-}
-
-constexpr int32_t kI8Min = -128, kI8Max = 127;
-
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------
@@ -225,10 +209,7 @@ TEST(Kernels, VecaddInt32WrapsLikeTheReference) {
   auto rng = weft::tb::make_rng();
   const uint32_t n = static_cast<uint32_t>(uniform(rng, 1000, 2000));
   const auto a = random_int32(rng, n), b = random_int32(rng, n);
-  std::vector<int32_t> want(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    want[i] = static_cast<int32_t>(static_cast<uint32_t>(a[i]) + static_cast<uint32_t>(b[i]));
-  }
+  const std::vector<int32_t> want = vecadd_ref(a, b);
   for (const Shape& sh : kShapes) {
     KernelRun k("vecadd");
     const weft_vecadd_args args{n, k.input(a), k.input(b), k.output<int32_t>(n, rng)};
@@ -243,10 +224,7 @@ TEST(Kernels, VecaddWithFewerElementsThanThreads) {
   auto rng = weft::tb::make_rng();
   for (uint32_t n : {0u, 1u, 7u, 31u, 32u, 33u}) {
     const auto a = random_int32(rng, n), b = random_int32(rng, n);
-    std::vector<int32_t> want(n);
-    for (uint32_t i = 0; i < n; ++i) {
-      want[i] = static_cast<int32_t>(static_cast<uint32_t>(a[i]) + static_cast<uint32_t>(b[i]));
-    }
+    const std::vector<int32_t> want = vecadd_ref(a, b);
     KernelRun k("vecadd");
     const weft_vecadd_args args{n, k.input(a), k.input(b), k.output<int32_t>(n, rng)};
     k.run(args, kShapes[0]);
@@ -260,11 +238,7 @@ TEST(Kernels, SaxpyInt32WrapsLikeTheReference) {
   const uint32_t n = static_cast<uint32_t>(uniform(rng, 1000, 2000));
   const auto x = random_int32(rng, n), y = random_int32(rng, n);
   for (int32_t alpha : {static_cast<int32_t>(rng()), -3, 0}) {
-    std::vector<int32_t> want(n);
-    for (uint32_t i = 0; i < n; ++i) {
-      want[i] = static_cast<int32_t>(static_cast<uint32_t>(alpha) * static_cast<uint32_t>(x[i]) +
-                                     static_cast<uint32_t>(y[i]));
-    }
+    const std::vector<int32_t> want = saxpy_ref(alpha, x, y);
     for (const Shape& sh : kShapes) {
       if (alpha != -3 && !sh.reported) continue;  // other shapes once
       KernelRun k("saxpy");
@@ -283,8 +257,7 @@ TEST(Kernels, ReluInt8ClampsAtTheZeroPoint) {
   const uint32_t n = static_cast<uint32_t>(uniform(rng, 3000, 6000));
   const auto in = random_vector<int8_t>(rng, n, kI8Min, kI8Max);
   for (int32_t zp : {0, uniform(rng, kI8Min, kI8Max), int32_t{kI8Min}, int32_t{kI8Max}}) {
-    std::vector<int8_t> want(n);
-    for (uint32_t i = 0; i < n; ++i) want[i] = static_cast<int8_t>(std::max<int32_t>(in[i], zp));
+    const std::vector<int8_t> want = relu_ref(in, zp);
     for (const Shape& sh : kShapes) {
       if (zp != 0 && !sh.reported) continue;
       KernelRun k("relu");
@@ -306,36 +279,11 @@ TEST(Kernels, RequantPerChannelMatchesGoldenPostprocess) {
   auto rng = weft::tb::make_rng();
   for (int round = 0; round < 3; ++round) {
     const int channels = round == 0 ? 1 : round == 1 ? 16 : uniform(rng, 2, 48);
-    const int rows = std::max(1, uniform(rng, 1500, 2500) / channels);
-    const uint32_t n = static_cast<uint32_t>(rows * channels);
-    std::vector<int32_t> bias(channels), mult(channels), shift(channels);
-    std::vector<g::ChannelParams> ch(channels);
-    for (int c = 0; c < channels; ++c) {
-      if (c % 5 == 4) {  // any legal pair, including extreme shifts
-        mult[c] = static_cast<int32_t>(rng() & 0x7FFFFFFF);
-        shift[c] = uniform(rng, -31, 30);
-      } else {  // a realistic scale 2^-14 .. 2^2
-        const double real = std::exp2(std::uniform_real_distribution<double>(-14, 2)(rng));
-        int sh = 0;
-        g::quantize_multiplier(real, &mult[c], &sh);
-        shift[c] = sh;
-      }
-      bias[c] = uniform(rng, -(1 << 20), 1 << 20);
-      ch[c] = {.bias = bias[c], .multiplier = mult[c], .shift = shift[c]};
-    }
-    std::vector<int32_t> acc(n);
-    for (auto& a : acc) {  // mostly moderate, some full-range (wrap-around and saturation)
-      a = rng() % 8 == 0 ? static_cast<int32_t>(rng()) : uniform(rng, -(1 << 22), 1 << 22);
-    }
-    int32_t lo = uniform(rng, kI8Min, kI8Max), hi = uniform(rng, kI8Min, kI8Max);
-    if (round == 0) lo = kI8Min, hi = kI8Max;
-    if (lo > hi) std::swap(lo, hi);
-    const g::OutputParams op{.mode = g::RequantMode::kTfliteDouble,
-                             .zero_point = uniform(rng, kI8Min, kI8Max),
-                             .act_min = lo,
-                             .act_max = hi};
-    const std::vector<int32_t> want32 = g::postprocess(acc, rows, channels, ch, op);
-    const std::vector<int8_t> want(want32.begin(), want32.end());
+    const RequantCase rc = requant_case(rng, channels, uniform(rng, 1500, 2500), round == 0);
+    const uint32_t n = rc.n();
+    const auto &acc = rc.acc, &bias = rc.bias, &mult = rc.mult, &shift = rc.shift;
+    const auto& op = rc.op;
+    const auto& want = rc.want;
     for (const Shape& sh : kShapes) {
       KernelRun k("requant");
       const weft_requant_args args{n,
@@ -409,18 +357,8 @@ TEST(Kernels, MaxPool2x2Stride2Int8Nhwc) {
     const uint32_t w = static_cast<uint32_t>(round == 0 ? 16 : uniform(rng, 2, 17));
     const uint32_t c = static_cast<uint32_t>(round == 0 ? 16 : uniform(rng, 1, 16));
     const auto in = random_vector<int8_t>(rng, b * h * w * c, kI8Min, kI8Max);
-    const uint32_t oh = h / 2, ow = w / 2, n_out = b * oh * ow * c;
-    std::vector<int8_t> want(n_out);
-    for (uint32_t bi = 0; bi < b; ++bi)
-      for (uint32_t y = 0; y < oh; ++y)
-        for (uint32_t x = 0; x < ow; ++x)
-          for (uint32_t ci = 0; ci < c; ++ci) {
-            int v = kI8Min;
-            for (uint32_t dy = 0; dy < 2; ++dy)
-              for (uint32_t dx = 0; dx < 2; ++dx)
-                v = std::max<int>(v, in[((bi * h + 2 * y + dy) * w + 2 * x + dx) * c + ci]);
-            want[((bi * oh + y) * ow + x) * c + ci] = static_cast<int8_t>(v);
-          }
+    const uint32_t n_out = b * (h / 2) * (w / 2) * c;
+    const std::vector<int8_t> want = maxpool_ref(in, b, h, w, c);
     for (const Shape& sh : kShapes) {
       KernelRun k("maxpool");
       const weft_maxpool_args args{b, h, w, c, k.input(in), k.output<int8_t>(n_out, rng)};
@@ -445,9 +383,7 @@ TEST(Kernels, TransposeInt8Matrix) {
       {static_cast<uint32_t>(uniform(rng, 2, 90)), static_cast<uint32_t>(uniform(rng, 2, 90))}};
   for (const auto& [rows, cols] : dims) {
     const auto in = random_vector<int8_t>(rng, rows * cols, kI8Min, kI8Max);
-    std::vector<int8_t> want(rows * cols);
-    for (uint32_t r = 0; r < rows; ++r)
-      for (uint32_t c = 0; c < cols; ++c) want[c * rows + r] = in[r * cols + c];
+    const std::vector<int8_t> want = transpose_ref(in, rows, cols);
     for (const Shape& sh : kShapes) {
       KernelRun k("transpose");
       const weft_transpose_args args{rows, cols, k.input(in), k.output<int8_t>(rows * cols, rng)};
@@ -464,46 +400,11 @@ TEST(Kernels, Im2colInt8NhwcMatchesGoldenIm2col) {
   SKIP_WITHOUT_KERNELS();
   auto rng = weft::tb::make_rng();
   for (int round = 0; round < 4; ++round) {
-    g::Conv2dShape cs;
-    if (round == 0) {  // a 3x3 "same" convolution
-      cs = {.n = 1,
-            .h = 12,
-            .w = 12,
-            .c_in = 8,
-            .kh = 3,
-            .kw = 3,
-            .c_out = 1,
-            .stride_h = 1,
-            .stride_w = 1,
-            .pad_top = 1,
-            .pad_left = 1,
-            .pad_bottom = 1,
-            .pad_right = 1};
-    } else {
-      do {
-        cs = {.n = uniform(rng, 1, 2),
-              .h = uniform(rng, 1, 10),
-              .w = uniform(rng, 1, 10),
-              .c_in = uniform(rng, 1, 8),
-              .kh = uniform(rng, 1, 3),
-              .kw = uniform(rng, 1, 3),
-              .c_out = 1,
-              .stride_h = uniform(rng, 1, 2),
-              .stride_w = uniform(rng, 1, 2),
-              .pad_top = uniform(rng, 0, 2),
-              .pad_left = uniform(rng, 0, 2),
-              .pad_bottom = uniform(rng, 0, 2),
-              .pad_right = uniform(rng, 0, 2)};
-      } while (cs.h + cs.pad_top + cs.pad_bottom < cs.kh ||
-               cs.w + cs.pad_left + cs.pad_right < cs.kw ||
-               int64_t{cs.n} * cs.out_h() * cs.out_w() * cs.kh * cs.kw * cs.c_in > 12000);
-    }
+    const g::Conv2dShape cs = im2col_shape(rng, round);  // round 0: a 3x3 "same" convolution
     const int32_t pad = uniform(rng, kI8Min, kI8Max);
     const auto in =
         random_vector<int8_t>(rng, size_t(cs.n) * cs.h * cs.w * cs.c_in, kI8Min, kI8Max);
-    const std::vector<int32_t> in32(in.begin(), in.end());
-    const std::vector<int32_t> want32 = g::im2col(in32, cs, pad);
-    const std::vector<int8_t> want(want32.begin(), want32.end());
+    const std::vector<int8_t> want = im2col_ref(in, cs, pad);
     for (const Shape& sh : kShapes) {
       KernelRun k("im2col");
       const weft_im2col_args args{static_cast<uint32_t>(cs.n),
@@ -622,16 +523,7 @@ TEST(Kernels, SoftmaxMatchesFixedPointReferenceAndFloatWithinOneLsb) {
     const sm::Params p = sm::prepare(cfg.beta, cfg.scale);
     const uint32_t depth = ci == 0 ? 100 : static_cast<uint32_t>(uniform(rng, 1, 511));
     const uint32_t rows = ci == 0 ? 40 : std::max<uint32_t>(1, 6000 / depth);
-    std::vector<int8_t> in(rows * depth);
-    for (uint32_t r = 0; r < rows; ++r) {  // rows of different spreads, some with one peak
-      const int spread = uniform(rng, 1, 255);
-      const int base = uniform(rng, -128, 127 - std::min(spread, 255));
-      for (uint32_t c = 0; c < depth; ++c) {
-        in[r * depth + c] =
-            static_cast<int8_t>(std::clamp(base + uniform(rng, 0, spread), -128, 127));
-      }
-      if (r % 3 == 0) in[r * depth + uniform(rng, 0, depth - 1)] = 127;
-    }
+    const std::vector<int8_t> in = softmax_logits(rng, rows, depth);
     const std::vector<uint8_t> want = sm::softmax(in, rows, depth, p);
     const std::vector<uint8_t> want_float = sm::softmax_float(in, rows, depth, cfg.beta, cfg.scale);
     for (const Shape& sh : kShapes) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backends.hpp"
 #include "weft/golden/quant.hpp"
 #include "weft/regs.hpp"
 #include "weft/tb/options.hpp"
@@ -22,39 +23,11 @@ using weft::Device;
 using weft::Errc;
 using weft::ErrorCode;
 
-struct Backend {
-  std::string name;
-  std::string uri;  // without the seed
-  bool sim;         // simulated RTL: keep the work small
-};
+using weft::tb::system::backend_name;
+using weft::tb::system::backends;
 
-void PrintTo(const Backend& b, std::ostream* os) { *os << b.uri; }
-
-std::string with_seed(const std::string& uri, uint64_t seed) {
-  const bool has_q = uri.find('?') != std::string::npos;
-  return uri + (has_q ? "&" : "?") + "seed=" + std::to_string(seed % 1000000007);
-}
-
-class System : public ::testing::TestWithParam<Backend> {
+class System : public weft::tb::system::DeviceTest {
  protected:
-  void SetUp() override {
-    rng_ = weft::tb::make_rng();
-    std::string uri = GetParam().uri;
-    if (uri.find("sched=random") != std::string::npos || GetParam().sim) {
-      uri = with_seed(uri, weft::tb::test_seed());
-    }
-    if (weft::tb::trace_enabled() && GetParam().sim) {
-      const std::string wave = weft::tb::wave_file_for_current_test();
-      std::filesystem::create_directories(std::filesystem::path(wave).parent_path());
-      uri += "&trace=" + wave;
-    }
-    std::printf("[device] %s\n", uri.c_str());
-    dev_ = std::make_unique<Device>(Device::open(uri));
-  }
-
-  bool sim() const { return GetParam().sim; }
-  int rand_int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
-
   std::vector<uint8_t> rand_bytes(size_t n) {
     std::vector<uint8_t> v(n);
     for (auto& b : v) b = static_cast<uint8_t>(rng_());
@@ -154,9 +127,6 @@ class System : public ::testing::TestWithParam<Backend> {
     EXPECT_EQ(st.perf.c.macs, uint64_t(m) * ((n + c.cols - 1) / c.cols) *
                                   ((k + c.rows - 1) / c.rows) * c.rows * c.cols);
   }
-
-  std::mt19937_64 rng_;
-  std::unique_ptr<Device> dev_;
 };
 
 TEST_P(System, CapabilitiesDescribeTheDefaultDevice) {
@@ -170,6 +140,48 @@ TEST_P(System, CapabilitiesDescribeTheDefaultDevice) {
   EXPECT_EQ(c.inflight, 16u);
   EXPECT_EQ(c.windows, 4u);
   EXPECT_EQ(c.version_major, 1u);
+  EXPECT_EQ(c.simt_warps, 4u);
+  EXPECT_EQ(c.simt_threads, 8u);
+  EXPECT_EQ(c.simt_dmem_bytes, 256u * 1024);
+  EXPECT_EQ(c.simt_imem_bytes, 16u * 1024);
+}
+
+// LOAD and STORE_SPAD reach the SIMT data memory at lines 0x100000.. (both ways, up to its last
+// line) and the instruction memory at 0x200000.. (LOAD only), next to the scratchpad's lines.
+TEST_P(System, SimtMemoriesAreReachedThroughTheirLineRegions) {
+  const auto& c = dev_->caps();
+  ASSERT_TRUE(c.has_simt());
+  auto& q = dev_->queue();
+  const uint32_t dlines = c.simt_dmem_bytes / c.bus_bytes, ilines = c.simt_imem_bytes / c.bus_bytes;
+  const size_t bytes = 4 * c.bus_bytes;
+  const auto d0 = rand_bytes(bytes), d1 = rand_bytes(bytes), s0 = rand_bytes(bytes);
+  weft::Buffer src = dev_->alloc(3 * bytes), dst = dev_->alloc(3 * bytes);
+  src.write(0, d0.data(), bytes);
+  src.write(bytes, d1.data(), bytes);
+  src.write(2 * bytes, s0.data(), bytes);
+  dst.fill(0);
+  auto t = [&](weft::Buffer& b, size_t off, uint32_t line) {
+    weft::Transfer2d x;
+    x.host_addr = b.device_address() + off;
+    x.row_bytes = static_cast<uint32_t>(bytes);
+    x.rows = 1;
+    x.spad_addr = line;
+    return x;
+  };
+  // The first and the last four lines of the data memory, four scratchpad lines, the last four
+  // lines of the instruction memory; then everything back except the instruction memory.
+  const uint64_t l0 = q.submit(weft::Descriptor::load(t(src, 0, weft::kSimtDmemLine)));
+  const uint64_t l1 =
+      q.submit(weft::Descriptor::load(t(src, bytes, weft::kSimtDmemLine + dlines - 4)));
+  const uint64_t l2 = q.submit(weft::Descriptor::load(t(src, 2 * bytes, 100)));
+  q.submit(weft::Descriptor::load(t(src, 0, weft::kSimtImemLine + ilines - 4)));
+  q.submit(weft::Descriptor::store_spad(t(dst, 0, weft::kSimtDmemLine)), {l0});
+  q.submit(weft::Descriptor::store_spad(t(dst, bytes, weft::kSimtDmemLine + dlines - 4)), {l1});
+  const uint64_t last = q.submit(weft::Descriptor::store_spad(t(dst, 2 * bytes, 100)), {l2});
+  q.wait(last);
+  EXPECT_EQ(dst.read<uint8_t>(bytes, 0), d0);
+  EXPECT_EQ(dst.read<uint8_t>(bytes, bytes), d1);
+  EXPECT_EQ(dst.read<uint8_t>(bytes, 2 * bytes), s0);
 }
 
 TEST_P(System, UnmappedCsrIsABadArgument) {
@@ -444,6 +456,54 @@ TEST_P(SystemErrors, MisalignedAndOutOfRangeOperandsAreNamed) {
   expect_error(weft::Descriptor::compute(c), ErrorCode::kAccRange, "COMPUTE across the bank");
 }
 
+TEST_P(SystemErrors, LinesOutsideTheThreeRegionsAreSpadRangeErrors) {
+  const auto& c = dev_->caps();
+  ASSERT_TRUE(c.has_simt());
+  const uint32_t dlines = c.simt_dmem_bytes / c.bus_bytes, ilines = c.simt_imem_bytes / c.bus_bytes;
+  weft::Buffer b = dev_->alloc(4096);
+  weft::Transfer2d t = good_transfer(b);  // lines spad_addr .. spad_addr + 3
+  const auto both = [&](uint32_t line, const char* what) {
+    t.spad_addr = line;
+    expect_error(weft::Descriptor::load(t), ErrorCode::kSpadRange, what);
+    expect_error(weft::Descriptor::store_spad(t), ErrorCode::kSpadRange, what);
+  };
+  both(c.spad_lines, "first line past the scratchpad");
+  both(weft::kSimtDmemLine - 2, "crossing into the data memory");
+  both(weft::kSimtDmemLine + dlines - 2, "crossing the end of the data memory");
+  both(weft::kSimtDmemLine + dlines, "past the data memory");
+  both(weft::kSimtImemLine - 1, "crossing into the instruction memory");
+  both(weft::kSimtImemLine + ilines - 2, "crossing the end of the instruction memory");
+  both(weft::kSimtImemLine + ilines, "past the instruction memory");
+  both(0xfffffffeu, "at the end of the line space");
+  // Rows in different regions: row 0 in the scratchpad, row 1 in the data memory.
+  t.spad_addr = c.spad_lines - 2;
+  t.spad_stride = weft::kSimtDmemLine - t.spad_addr;
+  expect_error(weft::Descriptor::load(t), ErrorCode::kSpadRange, "rows in two regions");
+  // The instruction memory is write-only.
+  t = good_transfer(b);
+  t.spad_addr = weft::kSimtImemLine;
+  expect_error(weft::Descriptor::store_spad(t), ErrorCode::kSpadRange,
+               "STORE_SPAD from the instruction memory");
+}
+
+TEST_P(SystemErrors, SimtLaunchShapeBeyondCap3IsASizeError) {
+  const auto& c = dev_->caps();
+  ASSERT_TRUE(c.has_simt());
+  weft::SimtLaunch l;
+  l.stack_top = c.simt_dmem_bytes;
+  l.stack_size = 256;
+  const auto shape = [&](uint32_t warps, uint32_t threads, const char* what) {
+    l.num_warps = warps;
+    l.threads_per_warp = threads;
+    expect_error(weft::Descriptor::simt_launch(l), ErrorCode::kSize, what);
+  };
+  shape(c.simt_warps + 1, 1, "num_warps = CAP3.warps + 1");
+  shape(1, c.simt_threads + 1, "threads_per_warp = CAP3.threads + 1");
+  shape(0, 1, "num_warps = 0");
+  shape(1, 0, "threads_per_warp = 0");
+  shape(255, 255, "255 x 255");
+}
+
 TEST_P(SystemErrors, InjectedSlverrIsReportedWithItsIndex) {
   weft::Buffer b = dev_->alloc(4096);
   weft::Transfer2d t = good_transfer(b);
@@ -510,18 +570,6 @@ TEST_P(SystemErrors, WaitTimesOutInsteadOfHanging) {
 }
 
 // ------------------------------------------------------------------------------------ back ends
-std::vector<Backend> backends() {
-  std::vector<Backend> v = {{"Ref", "ref://", false},
-                            {"RefRandomOrder", "ref://?sched=random", false}};
-#ifdef WEFT_HAVE_SIM
-  v.push_back({"Sim", "sim://?array=16x16", true});
-  v.push_back({"SimStressed", "sim://?array=16x16&bp=0.3&latency=64", true});
-#endif
-  return v;
-}
-
-std::string backend_name(const ::testing::TestParamInfo<Backend>& i) { return i.param.name; }
-
 INSTANTIATE_TEST_SUITE_P(Backends, System, ::testing::ValuesIn(backends()), backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, SystemErrors, ::testing::ValuesIn(backends()), backend_name);
 

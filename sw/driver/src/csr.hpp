@@ -12,7 +12,7 @@ namespace weft::detail::csr {
 namespace r = weft::regs;
 
 inline constexpr uint32_t kId = r::kId, kVersion = r::kVersion, kCap0 = r::kCap0, kCap1 = r::kCap1,
-                          kCap2 = r::kCap2, kCtrl = r::kCtrl, kStatus = r::kStatus,
+                          kCap2 = r::kCap2, kCap3 = r::kCap3, kCap4 = r::kCap4, kCtrl = r::kCtrl, kStatus = r::kStatus,
                           kErrCode = r::kErrCode, kErrIndex = r::kErrIndex,
                           kErrAddrLo = r::kErrAddrLo, kErrAddrHi = r::kErrAddrHi,
                           kIrqStatus = r::kIrqStatus, kIrqEnable = r::kIrqEnable,
@@ -37,6 +37,16 @@ inline constexpr uint32_t kPerfBase = r::kPerfCyclesLo;
 inline constexpr int kPerfCount = 16;
 static_assert(r::kPerfMacsLo == kPerfBase + 10 * 8);
 static_assert(r::kPerfDescRetiredLo == kPerfBase + 15 * 8);
+
+// SIMT core: the last launch's error and counters (SIMT_ERR_CODE .. SIMT_LAUNCHES, consecutive).
+inline constexpr uint32_t kSimtErrCode = r::kSimtErrCode, kSimtErrPc = r::kSimtErrPc,
+                          kSimtErrThread = r::kSimtErrThread, kSimtErrTval = r::kSimtErrTval,
+                          kSimtCycles = r::kSimtCycles, kSimtIssued = r::kSimtIssued,
+                          kSimtActive = r::kSimtActive, kSimtStallPipe = r::kSimtStallPipe,
+                          kSimtStallDiv = r::kSimtStallDiv, kSimtStallMem = r::kSimtStallMem,
+                          kSimtStallBarrier = r::kSimtStallBarrier, kSimtReplays = r::kSimtReplays,
+                          kSimtBarriers = r::kSimtBarriers, kSimtLaunches = r::kSimtLaunches;
+static_assert(kSimtLaunches == kSimtErrCode + 13 * 4);
 
 inline constexpr uint32_t kIdMagic = r::id::kMagicReset;
 

@@ -9,6 +9,7 @@
 
 #include "csr.hpp"
 #include "device_impl.hpp"
+#include "weft/simt.hpp"
 
 namespace weft {
 
@@ -63,12 +64,15 @@ const char* meaning(ErrorCode c) {
       return "unknown opcode (see Opcode in weft/descriptor.hpp)";
     case ErrorCode::kSize:
       return "a size is zero or beyond its limit (rows/row_bytes 1..2^20, m 1..acc_rows/2, "
-             "k 1..2^20, n 1..cols)";
+             "k 1..2^20, n 1..cols, SIMT num_warps 1..CAP3.warps, threads_per_warp "
+             "1..CAP3.threads)";
     case ErrorCode::kWindow:
       return "a host range is not inside one DMA window with the needed permission (use "
              "addresses of Buffers from Device::alloc)";
     case ErrorCode::kSpadRange:
-      return "a scratchpad line beyond CAP1.spad_lines";
+      return "a line outside the scratchpad [0, CAP1.spad_lines), the SIMT data memory "
+             "[0x100000, +CAP3.dmem_kib) or the SIMT instruction memory [0x200000, +CAP4.imem_kib) "
+             "(LOAD only), or a transfer crossing regions";
     case ErrorCode::kAccRange:
       return "accumulator rows beyond the bank (acc_addr mod (acc_rows/2) + m must be <= "
              "acc_rows/2)";
@@ -82,6 +86,8 @@ const char* meaning(ErrorCode c) {
       return "the descriptor's seq is not its index (submit through Queue)";
     case ErrorCode::kRing:
       return "ring size out of range or ring base not 64-byte aligned";
+    case ErrorCode::kSimt:
+      return "a SIMT kernel stopped on an error";
     default:
       return "no error";
   }
@@ -101,6 +107,8 @@ const char* op_name(uint8_t op) {
       return "COMPUTE";
     case Opcode::kStoreAcc:
       return "STORE_ACC";
+    case Opcode::kSimtLaunch:
+      return "SIMT_LAUNCH";
   }
   return "unknown opcode";
 }
@@ -119,11 +127,32 @@ std::string Capabilities::to_string() const {
     << " banks, " << spad_lines * bus_bytes / 1024 << " KiB), accumulator " << acc_rows << " rows, "
     << inflight << " descriptors in flight, bursts of " << max_burst << " beats, " << windows
     << " DMA windows";
+  if (has_simt()) {
+    s << ", SIMT core " << simt_warps << " warps x " << simt_threads << " threads, "
+      << simt_dmem_bytes / 1024 << " KiB data (" << simt_dmem_banks << " banks), "
+      << simt_imem_bytes / 1024 << " KiB instructions";
+  } else {
+    s << ", no SIMT core";
+  }
   return s.str();
 }
 
 // ================================================================================== URI
 namespace detail {
+
+void decode_simt_caps(uint32_t cap3, uint32_t cap4, Capabilities* c) {
+  namespace r3 = weft::regs::cap3;
+  namespace r4 = weft::regs::cap4;
+  c->simt_warps = (cap3 & r3::kWarpsMask) >> r3::kWarpsShift;
+  if (c->simt_warps == 0) {
+    c->simt_threads = c->simt_dmem_bytes = c->simt_imem_bytes = c->simt_dmem_banks = 0;
+    return;
+  }
+  c->simt_threads = (cap3 & r3::kThreadsMask) >> r3::kThreadsShift;
+  c->simt_dmem_bytes = ((cap3 & r3::kDmemKibMask) >> r3::kDmemKibShift) * 1024u;
+  c->simt_imem_bytes = ((cap4 & r4::kImemKibMask) >> r4::kImemKibShift) * 1024u;
+  c->simt_dmem_banks = (cap4 & r4::kDmemBanksMask) >> r4::kDmemBanksShift;
+}
 
 void parse_uri(std::string_view uri, std::string* scheme, Options* opts) {
   const auto sep = uri.find("://");
@@ -248,8 +277,18 @@ DeviceImpl::DeviceImpl(std::unique_ptr<Backend> be, const std::string& uri, cons
   caps_.acc_rows = c2 & 0xffff;
   caps_.inflight = (c2 >> 16) & 0xff;
   caps_.max_burst = c2 >> 24;
+  uint32_t c3 = 0, c4 = 0;  // a device from before CAP3 (SLVERR) has no SIMT core
+  try {
+    c3 = rd(csr::kCap3);
+    if (c3 != 0) c4 = rd(csr::kCap4);
+  } catch (const Error& e) {
+    if (e.code() != Errc::kBadArgument) throw;
+  }
+  decode_simt_caps(c3, c4, &caps_);
   if (caps_.rows == 0 || caps_.cols == 0 || caps_.bus_bytes < 16 || caps_.acc_rows < 4 ||
-      caps_.spad_lines == 0 || caps_.spad_banks == 0 || caps_.inflight == 0 || caps_.windows == 0) {
+      caps_.spad_lines == 0 || caps_.spad_banks == 0 || caps_.inflight == 0 || caps_.windows == 0 ||
+      (caps_.has_simt() &&
+       (caps_.simt_threads == 0 || caps_.simt_imem_bytes == 0 || caps_.simt_dmem_bytes == 0))) {
     throw Error(Errc::kNoDevice, "implausible capabilities: " + caps_.to_string());
   }
   if (ring_entries_ > (1u << 16)) ring_entries_ = 1u << 16;
@@ -370,6 +409,14 @@ void DeviceImpl::throw_device_error(const CompletionRecord& rec) {
   const uint64_t addr = rd(csr::kErrAddrLo) | (uint64_t{rd(csr::kErrAddrHi)} << 32);
   Descriptor d;
   be_->mem_read(ring_addr_ + (index % ring_entries_) * 64, d.w.data(), 64);
+  if (code == ErrorCode::kSimt) {
+    // ERR_ADDR = thread << 32 | pc; the core's own registers say what happened.
+    const SimtFault f = simt_fault();
+    throw Error(code, index, addr,
+                "descriptor " + std::to_string(index) +
+                    " (SIMT_LAUNCH) stopped the queue: " + meaning(code) + ": " + f.to_string() +
+                    ". Fix the kernel or its launch, " + "then call Queue::reset()");
+  }
   throw Error(code, index, addr,
               "descriptor " + std::to_string(index) + " (" + op_name(d.w[0] & 0xff) +
                   ") stopped the queue" + (addr ? " at address " + hex(addr) : std::string()) +
@@ -426,6 +473,16 @@ void DeviceImpl::wait(uint64_t index, Timeout t) {
     last = r;
     if (!run_until(done, t)) throw_timeout("descriptor " + std::to_string(index), t);
   }
+}
+
+SimtFault DeviceImpl::simt_fault() {
+  SimtFault f;
+  if (!caps_.has_simt()) return f;
+  f.code = rd(csr::kSimtErrCode) & 0xff;
+  f.pc = rd(csr::kSimtErrPc);
+  f.thread = rd(csr::kSimtErrThread);
+  f.tval = rd(csr::kSimtErrTval);
+  return f;
 }
 
 std::optional<DeviceError> DeviceImpl::error() {

@@ -10,12 +10,15 @@
 
 #include "backend.hpp"
 #include "weft/device.hpp"
+#include "weft/simt.hpp"
 
 namespace weft::detail {
 
 Backend* make_ref_backend(const Options& opts);
 // Loads the sim:// plugin for the requested array configuration (sim_loader.cpp).
 std::unique_ptr<Backend> make_sim_backend(const Options& opts);
+// CAP3, CAP4 -> the SIMT fields of Capabilities.
+void decode_simt_caps(uint32_t cap3, uint32_t cap4, Capabilities* c);
 // "scheme://[?]k=v&k=v" -> scheme, options. Throws Error(kBadUri).
 void parse_uri(std::string_view uri, std::string* scheme, Options* opts);
 
@@ -57,6 +60,8 @@ class DeviceImpl {
   uint32_t ring_entries() const { return ring_entries_; }
   std::optional<DeviceError> error();
   void reset(Timeout t);
+  // SIMT_ERR_* (the last launch's fault; code 0 when it ended well or there is no SIMT core).
+  SimtFault simt_fault();
 
   PerfReport perf();
   void clear_perf();

@@ -2,7 +2,10 @@
 // CSRs (rtl/host/weft_regs.rdl), ring fetch, decode-time validation with the same error codes,
 // DMA windows, execution with weft::golden semantics, in-order retirement, the completion record,
 // IRQ status and performance counters (with a simple cost model: one A row per cycle, one bus
-// beat per cycle, no overlap between engines).
+// beat per cycle, no overlap between engines). The SIMT core (option simt=WxT, default 4x8) runs
+// SIMT_LAUNCH on weft::golden::simt with the device's SIMT data and instruction memories; its
+// SIMT_CYCLES counter is the golden model's warp issue count (one warp instruction per cycle, no
+// stalls), and a launch with max_issues = 0 stops after kRefMaxIssues (the RTL has no limit).
 //
 // Scheduling: `sched=inorder` (default) executes descriptors one at a time in ring order, so
 // dependencies are trivially met. `sched=random` models engine concurrency instead: among the
@@ -10,6 +13,7 @@
 // its dep0/dep1/WAIT_* conditions hold, and one of the ready engines is picked at random. A
 // schedule that forgets a dependency then computes wrong results here too.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <deque>
@@ -25,11 +29,16 @@
 #include "uri_options.hpp"
 #include "weft/descriptor.hpp"
 #include "weft/golden/quant.hpp"
+#include "weft/golden/simt.hpp"
 
 namespace weft::detail {
 namespace {
 
-enum class Engine { kNone, kLoad, kCompute, kStore };
+enum class Engine { kNone, kLoad, kCompute, kStore, kSimt };
+
+// Warp instructions after which a launch without max_issues stops with StepLimit (the golden
+// model's default): a hung kernel cannot hang the host.
+constexpr uint64_t kRefMaxIssues = 50'000'000;
 
 Engine engine_of(uint8_t op) {
   switch (static_cast<Opcode>(op)) {
@@ -40,6 +49,8 @@ Engine engine_of(uint8_t op) {
     case Opcode::kStoreSpad:
     case Opcode::kStoreAcc:
       return Engine::kStore;
+    case Opcode::kSimtLaunch:
+      return Engine::kSimt;
     default:
       return Engine::kNone;
   }
@@ -66,9 +77,19 @@ class RefDevice final : public Backend {
     }
     random_ = sched == "random";
     rng_.seed(r.u64("seed", 1));
+    const std::string simt = r.str("simt", "4x8");
+    if (simt != "none") {
+      Options o{{"simt", simt}};
+      OptionReader(o).array("simt", &simt_warps_, &simt_threads_);
+      simt_dmem_kib_ = static_cast<uint32_t>(r.u64("simt_dmem", 256, 1, 65535));
+      simt_imem_kib_ = static_cast<uint32_t>(r.u64("simt_imem", 16, 1, 65535));
+    } else {
+      simt_warps_ = simt_threads_ = 0;
+    }
     r.check_all_used("ref",
                      "array=RxC acc=N spad=LINES banks=N inflight=N sched=inorder|random "
-                     "seed=N (and the device options mem, membase, ring, timeout)");
+                     "seed=N simt=WxT|none simt_dmem=KiB simt_imem=KiB (and the device options "
+                     "mem, membase, ring, timeout)");
     if (std::popcount(acc_rows_) != 1) throw std::invalid_argument("option acc: a power of two");
     if (std::popcount(spad_lines_) != 1 || spad_lines_ % banks_ != 0) {
       throw std::invalid_argument("options spad/banks: spad a power of two divisible by banks");
@@ -78,12 +99,19 @@ class RefDevice final : public Backend {
     spad_.assign(size_t{spad_lines_} * bus_, 0);
     acc_.assign(size_t{acc_rows_} * cols_, 0);
     params_.assign(cols_, ColumnParams{});
+    if (simt_warps_) {
+      dmem_.assign(size_t{simt_dmem_kib_} * 1024, 0);
+      imem_.assign(size_t{simt_imem_kib_} * 1024, 0);
+    }
   }
 
   std::string description() const override {
     return "ref:// functional reference device, " + std::to_string(rows_) + "x" +
            std::to_string(cols_) + " array, " + std::to_string(acc_rows_) + " accumulator rows, " +
            std::to_string(spad_lines_) + " scratchpad lines, " +
+           (simt_warps_ ? "SIMT " + std::to_string(simt_warps_) + "x" +
+                              std::to_string(simt_threads_) + " (golden model), "
+                        : std::string("no SIMT core, ")) +
            (random_ ? "random engine order" : "in-order");
   }
 
@@ -127,6 +155,10 @@ class RefDevice final : public Backend {
         return spad_lines_ | (banks_ << 24);
       case kCap2:
         return acc_rows_ | (inflight_ << 16) | (16u << 24);
+      case kCap3:
+        return simt_warps_ ? simt_warps_ | (simt_threads_ << 8) | (simt_dmem_kib_ << 16) : 0;
+      case kCap4:
+        return simt_warps_ ? simt_imem_kib_ | (kSimtBanks << 16) : 0;
       case kCtrl:
         return enable_ ? kCtrlEnable : 0;
       case kStatus:
@@ -161,6 +193,9 @@ class RefDevice final : public Backend {
         return static_cast<uint32_t>(cpl_addr_ >> 32);
       default:
         break;
+    }
+    if (off >= kSimtErrCode && off <= kSimtLaunches && off % 4 == 0) {
+      return simt_regs_[(off - kSimtErrCode) / 4];
     }
     throw std::invalid_argument("CSR read of unmapped offset " + std::to_string(off) +
                                 " (the bus answers SLVERR)");
@@ -229,6 +264,7 @@ class RefDevice final : public Backend {
     }
     // Read-only registers ignore writes; unmapped ones answer SLVERR.
     if (off <= kCplAddrHi || (off >= kPerfBase && off < kPerfBase + kPerfCount * 8)) return;
+    if (off >= kSimtErrCode && off <= kSimtLaunches) return;
     throw std::invalid_argument("CSR write to unmapped offset " + std::to_string(off) +
                                 " (the bus answers SLVERR)");
   }
@@ -369,7 +405,9 @@ class RefDevice final : public Backend {
         const uint64_t rb = d.w[4], rows = d.w[5], hs = d.w[6], sa = d.w[7], ss = d.w[8];
         if (rb == 0 || rb > kMax20 || rows == 0 || rows > kMax20) return {ErrorCode::kSize, 0};
         if (addr % bus_ || rb % bus_ || hs % bus_) return {ErrorCode::kAlign, addr};
-        if (sa + (rows - 1) * ss + rb / bus_ - 1 >= spad_lines_) return {ErrorCode::kSpadRange, 0};
+        if (!in_one_region(sa, sa + (rows - 1) * ss + rb / bus_ - 1, op == Opcode::kStoreSpad)) {
+          return {ErrorCode::kSpadRange, 0};
+        }
         return check_2d(addr, rb, rows, hs, op == Opcode::kStoreSpad);
       }
       case Opcode::kCompute: {
@@ -396,6 +434,17 @@ class RefDevice final : public Backend {
         if (load && uint64_t{d.w[9]} + cols_ > spad_lines_) return {ErrorCode::kSpadRange, 0};
         return check_2d(addr, pack ? n : 4 * n, m, hs, true);
       }
+      case Opcode::kSimtLaunch: {
+        if (!simt_warps_) return {ErrorCode::kOpcode, 0};
+        const uint64_t warps = d.w[3], tpw = d.w[4], top = d.w[7], size = d.w[8];
+        if (warps == 0 || warps > simt_warps_ || tpw == 0 || tpw > simt_threads_) {
+          return {ErrorCode::kSize, 0};
+        }
+        // The golden model cannot run a launch outside the stack ABI (the RTL runs it as given):
+        // ref:// calls it a SIZE error.
+        if (top % 16 || size % 16 || (warps * tpw - 1) * size > top) return {ErrorCode::kSize, 0};
+        return {};
+      }
       default:
         return {ErrorCode::kOpcode, 0};
     }
@@ -406,7 +455,20 @@ class RefDevice final : public Backend {
     mem_.write(addr, src, n);
     dev_writes_.emplace_back(addr, n);
   }
-  uint8_t* line(uint64_t l) { return spad_.data() + l * bus_; }
+  // A line of the LOAD / STORE_SPAD address space (validated: inside one region).
+  uint8_t* line(uint64_t l) {
+    if (l >= kSimtImemLine) return imem_.data() + (l - kSimtImemLine) * bus_;
+    if (l >= kSimtDmemLine) return dmem_.data() + (l - kSimtDmemLine) * bus_;
+    return spad_.data() + l * bus_;
+  }
+  // Lines [first, last] in one region: scratchpad, SIMT data memory, SIMT instruction memory
+  // (not for STORE_SPAD).
+  bool in_one_region(uint64_t first, uint64_t last, bool store) const {
+    if (last < spad_lines_) return true;
+    const uint64_t dl = dmem_.size() / bus_, il = imem_.size() / bus_;
+    if (first >= kSimtDmemLine && last < kSimtDmemLine + dl) return true;
+    return !store && first >= kSimtImemLine && last < kSimtImemLine + il;
+  }
   int32_t* acc_row(uint32_t acc_addr, uint32_t j) {
     const uint32_t half = acc_rows_ / 2;
     const uint32_t bank = acc_addr / half;
@@ -446,9 +508,47 @@ class RefDevice final : public Backend {
         return {};
       case Opcode::kStoreAcc:
         return store_acc(d);
+      case Opcode::kSimtLaunch:
+        return simt_launch(d);
       default:
         return {};
     }
+  }
+
+  // SIMT_LAUNCH on the golden model, with this device's SIMT memories.
+  Check simt_launch(const Descriptor& d) {
+    namespace gs = golden::simt;
+    gs::Config cfg;
+    cfg.dmem_bytes = static_cast<uint32_t>(dmem_.size());
+    cfg.imem_bytes = static_cast<uint32_t>(imem_.size());
+    cfg.max_warp_issues = d.w[9] ? d.w[9] : kRefMaxIssues;
+    gs::Machine m(cfg);
+    m.dmem() = dmem_;
+    m.load_imem_bytes(0, imem_);
+    gs::Launch l;
+    l.entry_pc = d.w[2];
+    l.num_warps = d.w[3];
+    l.threads_per_warp = d.w[4];
+    l.block_id = d.w[5];
+    l.arg_ptr = d.w[6];
+    l.stack_top = d.w[7];
+    l.stack_size_per_thread = d.w[8];
+    const gs::Result r = m.run(l);
+    dmem_ = m.dmem();
+    const uint64_t issues = r.total_issues();
+    simt_regs_.fill(0);
+    simt_regs_[kSimtRegErrCode] = static_cast<uint32_t>(r.error.code);
+    simt_regs_[kSimtRegErrPc] = r.error.pc;
+    simt_regs_[kSimtRegErrThread] = r.error.thread;
+    simt_regs_[kSimtRegErrTval] = r.error.tval;
+    simt_regs_[kSimtRegCycles] = static_cast<uint32_t>(issues);
+    simt_regs_[kSimtRegIssued] = static_cast<uint32_t>(issues);
+    simt_regs_[kSimtRegActive] = static_cast<uint32_t>(r.total_active_threads());
+    simt_regs_[kSimtRegBarriers] = static_cast<uint32_t>(r.barriers);
+    simt_regs_[kSimtRegLaunches] = ++simt_launches_;
+    cost_ += std::max<uint64_t>(issues, 1);
+    if (!r.ok()) return {ErrorCode::kSimt, uint64_t{r.error.thread} << 32 | r.error.pc};
+    return {};
   }
 
   void compute(const Descriptor& d) {
@@ -625,7 +725,7 @@ class RefDevice final : public Backend {
     }
     // Candidates: the oldest unexecuted descriptor of each engine (NOP/FENCE count as their own).
     std::vector<size_t> cand;
-    bool seen[4] = {false, false, false, false};
+    bool seen[5] = {false, false, false, false, false};
     for (size_t i = 0; i < rob_.size(); ++i) {
       const Slot& s = rob_[i];
       if (s.done) continue;
@@ -678,6 +778,8 @@ class RefDevice final : public Backend {
   // configuration
   uint32_t rows_ = 16, cols_ = 16, bus_ = 16, acc_rows_ = 512, spad_lines_ = 16384, banks_ = 4;
   uint32_t inflight_ = 16;
+  uint32_t simt_warps_ = 4, simt_threads_ = 8, simt_dmem_kib_ = 256, simt_imem_kib_ = 16;
+  static constexpr uint32_t kSimtBanks = 8;  // CAP4.dmem_banks (informative here)
   bool random_ = false;
   std::mt19937_64 rng_;
   // registers
@@ -694,6 +796,27 @@ class RefDevice final : public Backend {
   std::vector<uint8_t> spad_;
   std::vector<int32_t> acc_;
   std::vector<ColumnParams> params_;
+  std::vector<uint8_t> dmem_, imem_;  // SIMT data and instruction memories
+  // SIMT_ERR_CODE .. SIMT_LAUNCHES (consecutive words from kSimtErrCode).
+  enum SimtReg {
+    kSimtRegErrCode,
+    kSimtRegErrPc,
+    kSimtRegErrThread,
+    kSimtRegErrTval,
+    kSimtRegCycles,
+    kSimtRegIssued,
+    kSimtRegActive,
+    kSimtRegStallPipe,
+    kSimtRegStallDiv,
+    kSimtRegStallMem,
+    kSimtRegStallBarrier,
+    kSimtRegReplays,
+    kSimtRegBarriers,
+    kSimtRegLaunches,
+    kSimtRegCount
+  };
+  std::array<uint32_t, kSimtRegCount> simt_regs_{};
+  uint32_t simt_launches_ = 0;
   std::deque<Slot> rob_;
   Check pending_;
   uint32_t pending_index_ = 0;

@@ -17,7 +17,14 @@ enum class Opcode : uint8_t {
   kStoreSpad = 0x11,  // scratchpad -> host, 2D
   kCompute = 0x20,    // A (scratchpad) x W (scratchpad) -> accumulator
   kStoreAcc = 0x30,   // accumulator -> bias/requant/activation -> host
+  kSimtLaunch = 0x40, // run a kernel on the SIMT core
 };
+
+// Line address regions of LOAD / STORE_SPAD's spad_addr (docs/programming-model.md, "Line address
+// space"): scratchpad lines from 0, the SIMT data memory from kSimtDmemLine (line L = kernel bytes
+// (L - kSimtDmemLine) * bus_bytes ..), the SIMT instruction memory from kSimtImemLine (LOAD only).
+inline constexpr uint32_t kSimtDmemLine = 0x100000;
+inline constexpr uint32_t kSimtImemLine = 0x200000;
 
 // Flags (word 0, bits 15:8).
 enum DescFlags : uint8_t {
@@ -40,6 +47,7 @@ enum class ErrorCode : uint8_t {
   kDecerr = 8,
   kSeq = 9,
   kRing = 10,
+  kSimt = 11,  // a SIMT kernel stopped on an error (SIMT_ERR_* registers)
 };
 
 constexpr std::string_view error_name(ErrorCode e) {
@@ -55,6 +63,7 @@ constexpr std::string_view error_name(ErrorCode e) {
     case ErrorCode::kDecerr: return "DECERR";
     case ErrorCode::kSeq: return "SEQ";
     case ErrorCode::kRing: return "RING";
+    case ErrorCode::kSimt: return "SIMT";
   }
   return "UNKNOWN";
 }
@@ -91,6 +100,18 @@ struct StoreAccArgs {
   bool load_params = false;  // load per-column parameters from params_addr first
   uint32_t params_addr = 0;  // scratchpad line of column 0's {bias, mult/scale, shift}
   int32_t zp = 0, act_min = INT32_MIN, act_max = INT32_MAX;
+};
+
+// SIMT_LAUNCH operands (words 2..9): the launch ABI of docs/simt-model.md.
+struct SimtLaunch {
+  uint32_t pc = 0;                // entry point, byte address in the instruction memory
+  uint32_t num_warps = 1;         // 1 .. CAP3.warps
+  uint32_t threads_per_warp = 1;  // 1 .. CAP3.threads
+  uint32_t block_id = 0;          // CSR 0xCC3
+  uint32_t arg_ptr = 0;           // CSR 0xCC5 and a0 at entry
+  uint32_t stack_top = 0;         // sp of thread 0
+  uint32_t stack_size = 0;        // bytes per thread: thread t starts with sp = stack_top - t*size
+  uint32_t max_issues = 0;        // warp instructions before StepLimit; 0 = no limit
 };
 
 // One descriptor: sixteen little-endian 32-bit words.
@@ -159,6 +180,19 @@ struct Descriptor {
     d.w[10] = static_cast<uint32_t>(s.zp);
     d.w[11] = static_cast<uint32_t>(s.act_min);
     d.w[12] = static_cast<uint32_t>(s.act_max);
+    return d;
+  }
+
+  static Descriptor simt_launch(const SimtLaunch& l) {
+    Descriptor d = raw(static_cast<uint8_t>(Opcode::kSimtLaunch));
+    d.w[2] = l.pc;
+    d.w[3] = l.num_warps;
+    d.w[4] = l.threads_per_warp;
+    d.w[5] = l.block_id;
+    d.w[6] = l.arg_ptr;
+    d.w[7] = l.stack_top;
+    d.w[8] = l.stack_size;
+    d.w[9] = l.max_issues;
     return d;
   }
 };

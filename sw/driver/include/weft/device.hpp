@@ -31,7 +31,7 @@ namespace detail {
 class DeviceImpl;
 }
 
-// CAP0..CAP2 and VERSION.
+// CAP0..CAP4 and VERSION.
 struct WEFT_API Capabilities {
   uint32_t rows = 0, cols = 0;  // systolic array
   uint32_t bus_bytes = 0;       // AXI data width in bytes = scratchpad line size
@@ -41,6 +41,11 @@ struct WEFT_API Capabilities {
   uint32_t inflight = 0;   // descriptors in flight at most
   uint32_t max_burst = 0;  // AXI beats
   uint32_t version_major = 0, version_minor = 0;
+  // SIMT core (CAP3, CAP4); all 0: the device has none (SIMT_LAUNCH is an unknown opcode).
+  uint32_t simt_warps = 0, simt_threads = 0;          // launch shape limits
+  uint32_t simt_dmem_bytes = 0, simt_imem_bytes = 0;  // data / instruction memory
+  uint32_t simt_dmem_banks = 0;                       // data memory banks (32-bit interleaved)
+  bool has_simt() const { return simt_warps != 0; }
   std::string to_string() const;
 };
 

@@ -34,6 +34,7 @@ enum class Errc : uint16_t {
   kDecerr = 8,
   kSeq = 9,
   kRing = 10,
+  kSimt = 11,
   // Driver codes.
   kTimeout = 0x100,  // the device did not finish within the wait's cycle or wall-time budget
   kBadUri,           // Device::open: unknown scheme, option or value
@@ -54,7 +55,7 @@ static_assert(to_errc(ErrorCode::kOpcode) == Errc::kOpcode && to_errc(ErrorCode:
               to_errc(ErrorCode::kAccRange) == Errc::kAccRange &&
               to_errc(ErrorCode::kAlign) == Errc::kAlign && to_errc(ErrorCode::kSlverr) == Errc::kSlverr &&
               to_errc(ErrorCode::kDecerr) == Errc::kDecerr && to_errc(ErrorCode::kSeq) == Errc::kSeq &&
-              to_errc(ErrorCode::kRing) == Errc::kRing);
+              to_errc(ErrorCode::kRing) == Errc::kRing && to_errc(ErrorCode::kSimt) == Errc::kSimt);
 constexpr bool is_device_code(Errc e) { return static_cast<uint16_t>(e) < 0x100; }
 
 // "WINDOW", "TIMEOUT", ...

@@ -1,4 +1,4 @@
-// weft/weft.hpp: the whole libweft API (Device, Buffer, Queue, errors, perf, ops).
+// weft/weft.hpp: the whole libweft API (Device, Buffer, Queue, errors, perf, ops, SIMT).
 #pragma once
 
 #include "weft/descriptor.hpp"
@@ -6,3 +6,4 @@
 #include "weft/error.hpp"
 #include "weft/ops.hpp"
 #include "weft/perf.hpp"
+#include "weft/simt.hpp"

@@ -1,0 +1,390 @@
+// libweft: SIMT kernels through the queue (weft/simt.hpp, docs/driver.md "SIMT"): ELF images,
+// data memory transfers by LOAD / STORE_SPAD in the SIMT line regions, SIMT_LAUNCH, the SIMT_*
+// registers.
+#include "weft/simt.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "csr.hpp"
+#include "device_impl.hpp"
+
+namespace weft {
+
+namespace csr = detail::csr;
+
+// ================================================================================== faults
+std::string_view simt_error_name(uint32_t code) {
+  switch (static_cast<SimtErrc>(code)) {
+    case SimtErrc::kNone:
+      return "None";
+    case SimtErrc::kIllegalInstruction:
+      return "IllegalInstruction";
+    case SimtErrc::kBreakpoint:
+      return "Breakpoint";
+    case SimtErrc::kFetchMisaligned:
+      return "FetchMisaligned";
+    case SimtErrc::kFetchOutOfRange:
+      return "FetchOutOfRange";
+    case SimtErrc::kLoadMisaligned:
+      return "LoadMisaligned";
+    case SimtErrc::kLoadOutOfRange:
+      return "LoadOutOfRange";
+    case SimtErrc::kStoreMisaligned:
+      return "StoreMisaligned";
+    case SimtErrc::kStoreOutOfRange:
+      return "StoreOutOfRange";
+    case SimtErrc::kUnsupportedEcall:
+      return "UnsupportedEcall";
+    case SimtErrc::kStepLimit:
+      return "StepLimit";
+    case SimtErrc::kBadLaunch:
+      return "BadLaunch";
+  }
+  return "Unknown";
+}
+
+std::string SimtFault::to_string() const {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%.*s (code %u) at pc 0x%08x, thread %u, tval 0x%08x",
+                static_cast<int>(name().size()), name().data(), code, pc, thread, tval);
+  return buf;
+}
+
+std::string SimtReport::to_string() const {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "cycles %u, warp instructions %u (IPC %.3f), thread instructions %u (%.1f %% of "
+                "lanes active)\nstall cycles: pipeline %u, divider %u, memory %u, barrier %u; "
+                "replays %u, barrier releases %u",
+                cycles, issued, ipc(), active, 100.0 * lanes_active(), stall_pipe, stall_div,
+                stall_mem, stall_barrier, replays, barriers);
+  return buf;
+}
+
+// ================================================================================== ELF
+namespace {
+
+[[noreturn]] void bad_elf(const std::string& why) {
+  throw Error(Errc::kBadArgument, "SIMT kernel image: " + why +
+                                      " (expected an ELF32 little-endian RISC-V executable, as "
+                                      "sw/kernels builds them)");
+}
+
+uint32_t le32(std::span<const uint8_t> b, size_t off) {
+  if (off + 4 > b.size()) bad_elf("truncated file");
+  return uint32_t{b[off]} | uint32_t{b[off + 1]} << 8 | uint32_t{b[off + 2]} << 16 |
+         uint32_t{b[off + 3]} << 24;
+}
+uint16_t le16(std::span<const uint8_t> b, size_t off) {
+  if (off + 2 > b.size()) bad_elf("truncated file");
+  return static_cast<uint16_t>(b[off] | b[off + 1] << 8);
+}
+
+}  // namespace
+
+SimtImage SimtImage::from_elf(std::span<const uint8_t> elf) {
+  // ELF header (System V gABI): e_ident, e_type @16, e_machine @18, e_entry @24, e_phoff @28,
+  // e_phentsize @42, e_phnum @44. Program header: p_type, p_offset, p_vaddr, p_paddr, p_filesz,
+  // p_memsz, p_flags, p_align (32 bytes).
+  if (elf.size() < 52 || std::memcmp(elf.data(),
+                                     "\x7f"
+                                     "ELF",
+                                     4) != 0)
+    bad_elf("not an ELF file");
+  if (elf[4] != 1) bad_elf("not ELFCLASS32");
+  if (elf[5] != 1) bad_elf("not little-endian");
+  if (le16(elf, 16) != 2) bad_elf("not an executable (ET_EXEC)");
+  if (le16(elf, 18) != 243) bad_elf("not a RISC-V file (EM_RISCV)");
+  SimtImage img;
+  img.entry = le32(elf, 24);
+  const uint32_t phoff = le32(elf, 28);
+  const uint16_t phentsize = le16(elf, 42), phnum = le16(elf, 44);
+  if (phnum && phentsize < 32) bad_elf("program headers smaller than 32 bytes");
+  for (uint16_t i = 0; i < phnum; ++i) {
+    const size_t ph = size_t{phoff} + size_t{i} * phentsize;
+    if (ph + 32 > elf.size()) bad_elf("program header outside the file");
+    if (le32(elf, ph) != 1) continue;  // PT_LOAD only
+    const uint32_t off = le32(elf, ph + 4), vaddr = le32(elf, ph + 8);
+    const uint32_t filesz = le32(elf, ph + 16), memsz = le32(elf, ph + 20);
+    const uint32_t flags = le32(elf, ph + 24);
+    if (filesz > memsz) bad_elf("segment with p_filesz > p_memsz");
+    if (uint64_t{off} + filesz > elf.size()) bad_elf("segment outside the file");
+    if (uint64_t{vaddr} + memsz > (uint64_t{1} << 32)) bad_elf("segment beyond 4 GiB");
+    if (memsz == 0) continue;
+    Segment s;
+    s.addr = vaddr;
+    s.exec = flags & 1;  // PF_X
+    s.bytes.assign(elf.begin() + off, elf.begin() + off + filesz);
+    s.bytes.resize(memsz, 0);
+    img.end = std::max(img.end, vaddr + memsz);
+    img.segments.push_back(std::move(s));
+  }
+  if (img.segments.empty()) bad_elf("no PT_LOAD segment");
+  return img;
+}
+
+SimtImage SimtImage::from_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(Errc::kBadArgument, "cannot open SIMT kernel image '" + path + "'");
+  const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(f),
+                                   std::istreambuf_iterator<char>()};
+  try {
+    return from_elf(bytes);
+  } catch (const Error& e) {
+    throw Error(Errc::kBadArgument, path + ": " + e.what());
+  }
+}
+
+// ================================================================================== Simt
+Simt::Simt(Device& dev) : Simt(dev, Options{}) {}
+
+Simt::Simt(Device& dev, Options opt) : dev_(&dev), opt_(opt) {
+  const Capabilities& c = dev.caps();
+  if (!c.has_simt()) {
+    throw Error(Errc::kUnsupported,
+                "this device has no SIMT core (CAP3 = 0): " + dev.description());
+  }
+  line_ = c.bus_bytes;
+  const uint64_t stacks = uint64_t{c.simt_warps} * c.simt_threads * opt_.stack_bytes;
+  if (opt_.stack_bytes % 16 != 0 || stacks >= c.simt_dmem_bytes) {
+    throw Error(Errc::kBadArgument, "Simt: stack_bytes " + std::to_string(opt_.stack_bytes) +
+                                        " must be a multiple of 16 and the " +
+                                        std::to_string(c.simt_warps) + " x " +
+                                        std::to_string(c.simt_threads) + " stacks must fit the " +
+                                        std::to_string(c.simt_dmem_bytes) + "-byte data memory");
+  }
+  stack_top_ = c.simt_dmem_bytes;
+  heap_end_ = static_cast<uint32_t>((stack_top_ - stacks) & ~uint64_t{line_ - 1});
+  heap_begin_ = heap_next_ = 0;
+  seen_next_ = dev.queue().submitted();
+}
+
+void Simt::sync_queue() {
+  Queue& q = dev_->queue();
+  const uint64_t next = q.submitted();
+  if (next < seen_next_) {
+    // Queue::reset(): the device is idle and indices start again from 0.
+    last_load_ = last_launch_ = last_store_ = 0;
+    staged_.clear();
+  }
+  seen_next_ = next;
+  if (!staged_.empty()) {
+    const uint64_t done = q.completed();
+    while (!staged_.empty() && staged_.front().first < done) staged_.pop_front();
+  }
+}
+
+std::vector<uint64_t> Simt::deps(bool after_loads, bool after_launches, bool after_stores) {
+  std::vector<uint64_t> v;
+  if (after_loads && last_load_) v.push_back(last_load_ - 1);
+  if (after_launches && last_launch_) v.push_back(last_launch_ - 1);
+  if (after_stores && last_store_) v.push_back(last_store_ - 1);
+  return v;
+}
+
+uint64_t Simt::submit(const Descriptor& d, const std::vector<uint64_t>& after) {
+  Queue& q = dev_->queue();
+  uint64_t i = 0;
+  switch (after.size()) {
+    case 0:
+      i = q.submit(d);
+      break;
+    case 1:
+      i = q.submit(d, {after[0]});
+      break;
+    default:
+      i = q.submit(d, {after[0], after[1]});
+      break;
+  }
+  seen_next_ = q.submitted();
+  return i;
+}
+
+uint64_t Simt::transfer(bool store, uint32_t line, const Buffer& buf, size_t bytes) {
+  // One row of at most 2^20 bytes per descriptor (LOAD / STORE_SPAD row_bytes limit).
+  uint64_t last = 0;
+  for (size_t off = 0; off < bytes; off += size_t{1} << 20) {
+    const size_t n = std::min(bytes - off, size_t{1} << 20);
+    Transfer2d t;
+    t.host_addr = buf.device_address() + off;
+    t.row_bytes = static_cast<uint32_t>(n);
+    t.rows = 1;
+    t.host_stride = 0;
+    t.spad_addr = line + static_cast<uint32_t>(off / line_);
+    t.spad_stride = 0;
+    if (store) {
+      // STORE_SPAD: after the launches that write the memory and the LOADs that fill it.
+      last = submit(Descriptor::store_spad(t), deps(true, true, false));
+      last_store_ = last + 1;
+    } else {
+      // LOAD: after the launches and STORE_SPADs that use what it overwrites.
+      last = submit(Descriptor::load(t), deps(false, true, true));
+      last_load_ = last + 1;
+    }
+  }
+  return last;
+}
+
+uint64_t Simt::load(const SimtImage& image) {
+  sync_queue();
+  const Capabilities& c = dev_->caps();
+  for (const auto& s : image.segments) {
+    const uint64_t end = uint64_t{s.addr} + s.bytes.size();
+    if (end > heap_end_ || (s.exec && end > c.simt_imem_bytes)) {
+      throw Error(Errc::kBadArgument,
+                  "SIMT kernel image: segment [" + std::to_string(s.addr) + ", " +
+                      std::to_string(end) + ") does not fit the " +
+                      std::to_string(c.simt_imem_bytes) + "-byte instruction memory or the data " +
+                      "memory below the stacks (" + std::to_string(heap_end_) + " bytes)");
+    }
+  }
+  image_ = image;
+  uint64_t last = 0;
+  for (const auto& s : image_.segments) {
+    // Whole lines: zeros before the segment's first byte in its line and after its last.
+    const uint32_t start = s.addr / line_ * line_;
+    const size_t bytes = (s.addr - start + s.bytes.size() + line_ - 1) / line_ * line_;
+    Buffer buf = dev_->alloc(bytes);
+    std::vector<uint8_t> v(bytes, 0);
+    std::memcpy(v.data() + (s.addr - start), s.bytes.data(), s.bytes.size());
+    buf.write(0, v.data(), v.size());
+    if (s.exec) {
+      last = transfer(false, kSimtImemLine + start / line_, buf, bytes);
+      staged_.emplace_back(last, buf);
+    }
+    last = transfer(false, kSimtDmemLine + start / line_, buf, bytes);
+    staged_.emplace_back(last, buf);
+  }
+  heap_begin_ = (image_.end + line_ - 1) / line_ * line_;
+  heap_next_ = heap_begin_;
+  return last;
+}
+
+uint32_t Simt::alloc(size_t bytes, uint32_t align) {
+  if (align < line_) align = line_;
+  if ((align & (align - 1)) != 0) {
+    throw Error(Errc::kBadArgument, "Simt::alloc: alignment must be a power of two");
+  }
+  const uint64_t a = (uint64_t{heap_next_} + align - 1) / align * align;
+  const uint64_t end = a + (std::max<uint64_t>(bytes, 1) + line_ - 1) / line_ * line_;
+  if (end > heap_end_) {
+    throw Error(Errc::kOutOfMemory,
+                "SIMT data memory heap [" + std::to_string(heap_begin_) + ", " +
+                    std::to_string(heap_end_) + ") has no room for " + std::to_string(bytes) +
+                    " more bytes (" + std::to_string(heap_next_ - heap_begin_) +
+                    " in use); call free_all() or use smaller buffers or stacks");
+  }
+  heap_next_ = static_cast<uint32_t>(end);
+  return static_cast<uint32_t>(a);
+}
+
+void Simt::free_all() { heap_next_ = heap_begin_; }
+
+uint64_t Simt::write(uint32_t addr, const void* src, size_t bytes) {
+  sync_queue();
+  const uint32_t mem = dev_->caps().simt_dmem_bytes;
+  if (addr % line_ != 0 || bytes == 0 || uint64_t{addr} + bytes > mem) {
+    throw Error(Errc::kBadArgument,
+                "Simt::write of " + std::to_string(bytes) + " bytes at " + std::to_string(addr) +
+                    ": the address must be a multiple of " + std::to_string(line_) +
+                    " (whole lines) and the bytes inside the " + std::to_string(mem) +
+                    "-byte data memory");
+  }
+  const size_t padded = (bytes + line_ - 1) / line_ * line_;
+  if (uint64_t{addr} + padded > mem) {
+    throw Error(Errc::kBadArgument, "Simt::write: the padded last line is outside the memory");
+  }
+  Buffer buf = dev_->alloc(padded);
+  std::vector<uint8_t> v(padded, 0);
+  std::memcpy(v.data(), src, bytes);
+  buf.write(0, v.data(), v.size());
+  const uint64_t last = transfer(false, kSimtDmemLine + addr / line_, buf, padded);
+  staged_.emplace_back(last, std::move(buf));
+  return last;
+}
+
+void Simt::read(uint32_t addr, void* dst, size_t bytes, Timeout t) {
+  if (bytes == 0) return;
+  sync_queue();
+  const uint32_t mem = dev_->caps().simt_dmem_bytes;
+  if (uint64_t{addr} + bytes > mem) {
+    throw Error(Errc::kBadArgument, "Simt::read of " + std::to_string(bytes) + " bytes at " +
+                                        std::to_string(addr) + " is outside the " +
+                                        std::to_string(mem) + "-byte data memory");
+  }
+  const uint32_t start = addr / line_ * line_;
+  const size_t padded = (addr - start + bytes + line_ - 1) / line_ * line_;
+  Buffer buf = dev_->alloc(padded);
+  const uint64_t i = transfer(true, kSimtDmemLine + start / line_, buf, padded);
+  dev_->queue().wait(i, t);
+  buf.read(addr - start, dst, bytes);
+}
+
+SimtLaunch Simt::launch_args(SimtShape shape, uint32_t arg_ptr, uint32_t block_id,
+                             uint32_t max_issues) const {
+  SimtLaunch l;
+  l.pc = image_.entry;
+  l.num_warps = shape.warps;
+  l.threads_per_warp = shape.threads_per_warp;
+  l.block_id = block_id;
+  l.arg_ptr = arg_ptr;
+  l.stack_top = stack_top_;
+  l.stack_size = opt_.stack_bytes;
+  l.max_issues = max_issues;
+  return l;
+}
+
+uint64_t Simt::submit_launch(const SimtLaunch& l) {
+  sync_queue();
+  const uint64_t threads = uint64_t{l.num_warps} * l.threads_per_warp;
+  if (l.stack_top % 16 != 0 || l.stack_size % 16 != 0 ||
+      (threads > 0 && uint64_t{l.stack_size} * (threads - 1) > l.stack_top)) {
+    throw Error(Errc::kBadArgument,
+                "SIMT launch: stack_top " + std::to_string(l.stack_top) + " and stack_size " +
+                    std::to_string(l.stack_size) +
+                    " must be multiples of 16 and the lowest thread's stack top must not be "
+                    "below 0 (docs/simt-model.md, launch ABI)");
+  }
+  // After the LOADs of its code and data, and the STORE_SPADs reading what it may overwrite.
+  const uint64_t i = submit(Descriptor::simt_launch(l), deps(true, false, true));
+  last_launch_ = i + 1;
+  last_tpw_ = l.threads_per_warp;
+  return i;
+}
+
+SimtReport Simt::wait(uint64_t index, Timeout t) {
+  dev_->queue().wait(index, t);
+  SimtReport r = report();
+  r.threads_per_warp = last_tpw_;
+  return r;
+}
+
+SimtReport Simt::launch(SimtShape shape, uint32_t arg_ptr, uint32_t block_id, uint32_t max_issues,
+                        Timeout t) {
+  return wait(submit_launch(launch_args(shape, arg_ptr, block_id, max_issues)), t);
+}
+
+SimtReport Simt::report() {
+  detail::DeviceImpl& d = dev_->impl();
+  SimtReport r;
+  r.cycles = d.rd(csr::kSimtCycles);
+  r.issued = d.rd(csr::kSimtIssued);
+  r.active = d.rd(csr::kSimtActive);
+  r.stall_pipe = d.rd(csr::kSimtStallPipe);
+  r.stall_div = d.rd(csr::kSimtStallDiv);
+  r.stall_mem = d.rd(csr::kSimtStallMem);
+  r.stall_barrier = d.rd(csr::kSimtStallBarrier);
+  r.replays = d.rd(csr::kSimtReplays);
+  r.barriers = d.rd(csr::kSimtBarriers);
+  r.launches = d.rd(csr::kSimtLaunches);
+  r.threads_per_warp = last_tpw_;
+  return r;
+}
+
+SimtFault Simt::fault() { return dev_->impl().simt_fault(); }
+
+}  // namespace weft

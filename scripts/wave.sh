@@ -5,6 +5,8 @@
 #   2. the harness writes <builddir>/waves/<Suite>_<Test>.fst;
 #   3. scripts/gen_gtkw.py writes <Suite>_<Test>.gtkw beside it (groups per module instance, ports
 #      first, big arrays in closed groups; only relative paths, so the pair can be moved together);
+#      scripts/gtkw_views.py then puts block views on top (weft_simt_core: per-warp pc, active mask,
+#      ready, the scheduler's choice and the pipeline; docs/simt.md "Waves");
 #   4. fst2vcd reads the whole FST back (integrity check; prints the variable count and end time);
 #   5. gtkwave opens it when $DISPLAY is set, otherwise the command to open it is printed.
 # Usage: bash scripts/wave.sh <builddir> "<Suite.Test>"      (make wave TEST=Suite.Test)
@@ -80,6 +82,7 @@ echo "wave: $fst ($size): fst2vcd reads it back: $vars"
 
 gtkw="${fst%.fst}.gtkw"
 python3 "$here/gen_gtkw.py" "$fst" -o "$gtkw" | sed 's/^/wave: layout: /' || { echo "wave: gen_gtkw.py failed" >&2; exit 1; }
+python3 "$here/gtkw_views.py" "$fst" "$gtkw" | sed 's/^/wave: layout: /' || { echo "wave: gtkw_views.py failed" >&2; exit 1; }
 
 # Shown relative to the current directory when it is below it (make: build/waves/...).
 rel_gtkw=$(python3 -c 'import os,sys; r = os.path.relpath(sys.argv[1]); print(sys.argv[1] if r.startswith("..") else r)' "$gtkw")

@@ -6,14 +6,16 @@
 //   IS  warp scheduler: round-robin over ready warps; the chosen warp's pc is the minimum pc of
 //       its runnable threads (not exited, not at a barrier) and the instruction is issued to
 //       exactly the threads at that pc (min-pc reconvergence); instruction memory read.
-//   RR  decode, register read (weft_simt_regfile), scoreboard and structural checks: an
-//       instruction that reads or writes a register an outstanding divide/load of its warp will
-//       write, or needs the busy divider / load-store unit, is dropped (replayed later; the warp
-//       waits until a unit finishes) without side effects.
+//   RR  decode, register read (weft_simt_regfile, with this cycle's divider / LSU write back
+//       forwarded), scoreboard and structural checks: an instruction that reads or writes a
+//       register an outstanding divide/load of its warp will write, or needs the busy divider or
+//       a full LSU queue, is dropped (replayed later) without side effects; the warp then waits
+//       until exactly what it needs is ready (those registers, the divider, LSU room).
 //   EX  every lane (weft_simt_lane) executes: ALU, MUL*, branches, CSRs, exit, barrier, address
 //       and fault checks; results, pcs, retired counts written at the end of the cycle. DIV/REM
-//       go to the shared multi-cycle divider (weft_simt_div) and loads/stores to the load/store
-//       unit (weft_simt_lsu); the warp goes on issuing, its scoreboard guarding their rd.
+//       go to the shared multi-cycle divider (weft_simt_div) and loads/stores to the pipelined
+//       load/store unit (weft_simt_lsu, one warp instruction per cycle when conflict-free); the
+//       warp goes on issuing, its scoreboard guarding their rd.
 // Faults stop the launch (first fault in EX order) with code, pc, thread and tval.
 `include "weft_assert.svh"
 
@@ -109,8 +111,11 @@ module weft_simt_core #(
   logic [NumThr*32-1:0]   exit_code_q, exit_code_d, retired_q, retired_d;
 
   logic [Warps-1:0]       inflight_q, inflight_d;  // an instruction of the warp in IS..EX
-  logic [Warps-1:0]       blk_q, blk_d;            // replayed: waits for a unit to finish
-  logic [Warps-1:0]       blkdiv_q, blkdiv_d;      // ... the divider (else the LSU)
+  logic [Warps-1:0]       blk_q, blk_d;            // replayed: waits for what it needs
+  logic [Warps-1:0]       blkdiv_q, blkdiv_d;      // ... from the divider (else the LSU)
+  logic [Warps*32-1:0]    wregs_q, wregs_d;        // ... registers it uses (scoreboard)
+  logic [Warps-1:0]       wdiv_q, wdiv_d;          // ... the divider to be free
+  logic [Warps-1:0]       wlsu_q, wlsu_d;          // ... room in the LSU queue
   logic [Warps*32-1:0]    sb_div_q, sb_div_d;      // scoreboard: rd of the outstanding divide
   logic [Warps*32-1:0]    sb_mem_q, sb_mem_d;      // scoreboard: rd of the outstanding load
   logic [Warps*32-1:0]    wissue_q, wissue_d, wactive_q, wactive_d;
@@ -138,6 +143,15 @@ module weft_simt_core #(
   logic [31:0] st_pipe_q, st_pipe_d, st_div_q, st_div_d, st_mem_q, st_mem_d, st_bar_q, st_bar_d;
   logic [31:0] barriers_q, barriers_d;
 
+  // Divider and load/store unit hand-off and write-back ports.
+  logic                  div_busy, div_wb, div_start;
+  logic                  lsu_busy, lsu_done, lsu_wb, lsu_start;
+  logic [1:0]            lsu_slots;
+  logic [WarpW-1:0]      div_wb_w, lsu_wb_w;
+  logic [4:0]            div_wb_rd, lsu_wb_rd;
+  logic [Threads-1:0]    div_wb_mask, lsu_wb_mask;
+  logic [Threads*32-1:0] div_wb_data, lsu_wb_data;
+
   // Thread id (CSR 0xCC0) and initial sp of lane l of warp w (docs/simt-model.md "Launch ABI").
   function automatic logic [31:0] tid_of(input logic [WarpW-1:0] w, input int l,
                                          input logic [31:0] tpw);
@@ -150,46 +164,68 @@ module weft_simt_core #(
   endfunction
 
   // ---------------------------------------------------------------------------------------------
-  // Warp status: min pc over runnable threads and the threads at it
+  // Warp status, one block per warp (named for waves: g_warp[w].pc, .mask, .ready): the min pc
+  // over its runnable threads and the threads at it.
   // ---------------------------------------------------------------------------------------------
-  logic [Warps-1:0]         has_run;
+  logic [Warps-1:0]         has_run, eligible, blocked;
   logic [Warps*32-1:0]      minpc;
   logic [Warps*Threads-1:0] amask;
 
-  always_comb begin : p_warps
-    logic        r;
-    logic [31:0] p;
-    r       = 1'b0;
-    p       = '0;
-    has_run = '0;
-    minpc   = '1;
-    amask   = '0;
-    for (int w = 0; w < Warps; w++) begin
+  for (genvar w = 0; w < Warps; w++) begin : g_warp
+    logic               runnable;  // some thread neither exited nor waiting at a barrier
+    logic [31:0]        pc;        // the warp's pc: the minimum pc of its runnable threads
+    logic [Threads-1:0] mask;      // its runnable threads at pc: the next issue's active mask
+    logic               ready;     // may issue now: runnable, nothing in flight, not waiting
+
+    always_comb begin : p_min_pc
+      runnable = 1'b0;
+      pc       = '1;
       for (int l = 0; l < Threads; l++) begin
-        r = !exited_q[w*Threads + l] && !bar_q[w*Threads + l];
-        p = pc_q[32*(w*Threads + l) +: 32];
-        if (r) begin
-          has_run[w] = 1'b1;
-          if (p < minpc[32*w +: 32]) minpc[32*w +: 32] = p;
+        if (!exited_q[w*Threads + l] && !bar_q[w*Threads + l]) begin
+          runnable = 1'b1;
+          if (pc_q[32*(w*Threads + l) +: 32] < pc) pc = pc_q[32*(w*Threads + l) +: 32];
         end
       end
+    end
+
+    always_comb begin : p_mask
       for (int l = 0; l < Threads; l++) begin
-        amask[w*Threads + l] = !exited_q[w*Threads + l] && !bar_q[w*Threads + l] &&
-                               (pc_q[32*(w*Threads + l) +: 32] == minpc[32*w +: 32]);
+        mask[l] = !exited_q[w*Threads + l] && !bar_q[w*Threads + l] &&
+                  (pc_q[32*(w*Threads + l) +: 32] == pc);
       end
     end
+
+    assign ready                      = run_q && !err_q && runnable && !inflight_q[w] && !blocked[w];
+    assign has_run[w]                 = runnable;
+    assign minpc[32*w +: 32]          = pc;
+    assign amask[Threads*w +: Threads] = mask;
+    assign eligible[w]                = ready;
   end
 
   // ---------------------------------------------------------------------------------------------
   // IS: round-robin warp choice, fetch
   // ---------------------------------------------------------------------------------------------
-  logic [Warps-1:0]   eligible;
   logic               is_fire;
   logic [WarpW-1:0]   is_w;
   logic [31:0]        is_pc;
   logic [1:0]         is_ff;
 
-  assign eligible = (run_q && !err_q) ? (has_run & ~inflight_q & ~blk_q) : '0;
+  // A replayed warp waits until what its instruction needs is ready: the registers it uses free
+  // in the scoreboard (after this cycle's write backs), the divider free, room in the LSU queue.
+  logic [Warps*32-1:0] sb_next;
+  logic [Warps-1:0]    release_w;
+
+  always_comb begin : p_release
+    sb_next = sb_div_q | sb_mem_q;
+    if (div_wb) sb_next[32*div_wb_w + 32'(div_wb_rd)] = 1'b0;
+    if (lsu_wb) sb_next[32*lsu_wb_w + 32'(lsu_wb_rd)] = 1'b0;
+    for (int w = 0; w < Warps; w++) begin
+      release_w[w] = ((wregs_q[32*w +: 32] & sb_next[32*w +: 32]) == '0) &&
+                     !(wdiv_q[w] && div_busy && !div_wb) &&
+                     !(wlsu_q[w] && lsu_slots == 2'd0);
+    end
+    blocked = blk_q & ~release_w;
+  end
 
   always_comb begin : p_issue
     is_w = '0;
@@ -251,6 +287,9 @@ module weft_simt_core #(
     .writes_rd_o   (rr_writes)
   );
 
+  logic unused_done;
+  assign unused_done = lsu_done;  // replayed warps wait for their own conditions (p_release)
+
   logic unused_rr;
   assign unused_rr = ^{rr_illegal, rr_lui, rr_auipc, rr_jal, rr_jalr, rr_branch, rr_alu, rr_mul,
                        rr_ebreak, rr_csr, rr_bar, rr_imm};
@@ -267,7 +306,14 @@ module weft_simt_core #(
   assign rr_use1 = rr_uses1 || rr_ecall;
   assign rr_use2 = rr_uses2 || rr_ecall;
 
-  // Registers never written since the launch hold their launch value.
+  // Registers never written since the launch hold their launch value. A divider or LSU write back
+  // of this cycle (written into the register file at its end) is forwarded.
+  logic fw_div1, fw_div2, fw_lsu1, fw_lsu2;
+  assign fw_div1 = div_wb && div_wb_w == fd_w_q && div_wb_rd == rr_rs1;
+  assign fw_div2 = div_wb && div_wb_w == fd_w_q && div_wb_rd == rr_rs2;
+  assign fw_lsu1 = lsu_wb && lsu_wb_w == fd_w_q && lsu_wb_rd == rr_rs1;
+  assign fw_lsu2 = lsu_wb && lsu_wb_w == fd_w_q && lsu_wb_rd == rr_rs2;
+
   always_comb begin : p_operands
     for (int l = 0; l < Threads; l++) begin
       rr_a[32*l +: 32] = rf_rs1_wr[l] ? rf_rs1[32*l +: 32] : 32'd0;
@@ -282,6 +328,10 @@ module weft_simt_core #(
         else if (rr_rs2 == 5'd10) rr_b[32*l +: 32] = arg_q;
         else if (rr_rs2 == 5'd11) rr_b[32*l +: 32] = tid_of(fd_w_q, l, tpw_q);
       end
+      if (fw_div1 && div_wb_mask[l]) rr_a[32*l +: 32] = div_wb_data[32*l +: 32];
+      if (fw_lsu1 && lsu_wb_mask[l]) rr_a[32*l +: 32] = lsu_wb_data[32*l +: 32];
+      if (fw_div2 && div_wb_mask[l]) rr_b[32*l +: 32] = div_wb_data[32*l +: 32];
+      if (fw_lsu2 && lsu_wb_mask[l]) rr_b[32*l +: 32] = lsu_wb_data[32*l +: 32];
     end
   end
 
@@ -323,20 +373,26 @@ module weft_simt_core #(
   assign ex_to_div = ex_valid_q && ex_ff_q == FfNone && ex_div && ex_rd != 5'd0;
   assign ex_to_lsu = ex_valid_q && ex_ff_q == FfNone && (ex_store || (ex_load && ex_rd != 5'd0));
 
-  logic        div_busy, div_wb;
-  logic        lsu_busy, lsu_done, lsu_wb;
-  logic        unit_done;
-  logic [31:0] sbd, sbm;
+  logic [31:0] sbd, sbm, rr_regs;
   logic        hit_div, hit_mem, rr_replay;
 
-  assign unit_done = div_wb || lsu_done;
-  assign sbd = sb_div_q[32*fd_w_q +: 32];
-  assign sbm = sb_mem_q[32*fd_w_q +: 32];
-  assign hit_div = (rr_use1 && sbd[rr_rs1]) || (rr_use2 && sbd[rr_rs2]) ||
-                   (rr_writes && sbd[rr_rd]) || (rr_div && (div_busy || ex_to_div));
-  assign hit_mem = (rr_use1 && sbm[rr_rs1]) || (rr_use2 && sbm[rr_rs2]) ||
-                   (rr_writes && sbm[rr_rd]) ||
-                   ((rr_load || rr_store) && (lsu_busy || ex_to_lsu));
+  // The scoreboard of the warp in RR after this cycle's write backs (their values are forwarded).
+  always_comb begin : p_sb_rr
+    sbd = sb_div_q[32*fd_w_q +: 32];
+    sbm = sb_mem_q[32*fd_w_q +: 32];
+    if (div_wb && div_wb_w == fd_w_q) sbd[div_wb_rd] = 1'b0;
+    if (lsu_wb && lsu_wb_w == fd_w_q) sbm[lsu_wb_rd] = 1'b0;
+    rr_regs = '0;
+    if (rr_use1)   rr_regs[rr_rs1] = 1'b1;
+    if (rr_use2)   rr_regs[rr_rs2] = 1'b1;
+    if (rr_writes) rr_regs[rr_rd]  = 1'b1;
+  end
+
+  // A divide needs the divider free when it leaves EX; a load or store needs a free LSU queue
+  // entry then (the LSU's slots after this cycle, less the one an LSU instruction in EX takes).
+  assign hit_div = ((rr_regs & sbd) != '0) || (rr_div && (div_busy || ex_to_div));
+  assign hit_mem = ((rr_regs & sbm) != '0) ||
+                   ((rr_load || rr_store) && (lsu_slots < (ex_to_lsu ? 2'd2 : 2'd1)));
   assign rr_replay = fd_valid_q && fd_ff_q == FfNone && (hit_div || hit_mem);
 
   // ---------------------------------------------------------------------------------------------
@@ -419,12 +475,6 @@ module weft_simt_core #(
   // ---------------------------------------------------------------------------------------------
   // Divider and load/store unit
   // ---------------------------------------------------------------------------------------------
-  logic                  div_start, lsu_start;
-  logic [WarpW-1:0]      div_wb_w, lsu_wb_w;
-  logic [4:0]            div_wb_rd, lsu_wb_rd;
-  logic [Threads-1:0]    div_wb_mask, lsu_wb_mask;
-  logic [Threads*32-1:0] div_wb_data, lsu_wb_data;
-
   assign div_start = commit && ex_to_div;
   assign lsu_start = commit && ex_to_lsu;
 
@@ -467,6 +517,7 @@ module weft_simt_core #(
     .addr_i     (ln_addr),
     .wdata_i    (ex_b_q),
     .busy_o     (lsu_busy),
+    .slots_o    (lsu_slots),
     .done_o     (lsu_done),
     .wb_valid_o (lsu_wb),
     .wb_w_o     (lsu_wb_w),
@@ -544,8 +595,11 @@ module weft_simt_core #(
     exit_code_d  = exit_code_q;
     retired_d    = retired_q;
     inflight_d   = inflight_q;
-    blk_d        = blk_q;
+    blk_d        = blocked;
     blkdiv_d     = blkdiv_q;
+    wregs_d      = wregs_q;
+    wdiv_d       = wdiv_q;
+    wlsu_d       = wlsu_q;
     sb_div_d     = sb_div_q;
     sb_mem_d     = sb_mem_q;
     wissue_d     = wissue_q;
@@ -590,9 +644,11 @@ module weft_simt_core #(
       inflight_d[fd_w_q] = 1'b0;
       blk_d[fd_w_q]      = 1'b1;
       blkdiv_d[fd_w_q]   = hit_div;
+      wregs_d[32*fd_w_q +: 32] = rr_regs;
+      wdiv_d[fd_w_q]     = rr_div;
+      wlsu_d[fd_w_q]     = rr_load || rr_store;
       replays_d          = replays_q + 32'd1;
     end
-    if (unit_done) blk_d = '0;
 
     // Scoreboard
     if (div_wb) sb_div_d[32*div_wb_w + 32'(div_wb_rd)] = 1'b0;
@@ -638,8 +694,8 @@ module weft_simt_core #(
       cyc_d = cyc_q + 32'd1;
       if (!is_fire && !err_q) begin
         if (|has_run) begin
-          if (|(has_run & blk_q & blkdiv_q))       st_div_d  = st_div_q + 32'd1;
-          else if (|(has_run & blk_q & ~blkdiv_q)) st_mem_d  = st_mem_q + 32'd1;
+          if (|(has_run & blocked & blkdiv_q))       st_div_d  = st_div_q + 32'd1;
+          else if (|(has_run & blocked & ~blkdiv_q)) st_mem_d  = st_mem_q + 32'd1;
           else                                     st_pipe_d = st_pipe_q + 32'd1;
         end else if (|(bar_q & ~exited_q)) begin
           st_bar_d = st_bar_q + 32'd1;
@@ -678,6 +734,9 @@ module weft_simt_core #(
       inflight_d   = '0;
       blk_d        = '0;
       blkdiv_d     = '0;
+      wregs_d      = '0;
+      wdiv_d       = '0;
+      wlsu_d       = '0;
       sb_div_d     = '0;
       sb_mem_d     = '0;
       wissue_d     = '0;
@@ -720,6 +779,9 @@ module weft_simt_core #(
       inflight_q   <= '0;
       blk_q        <= '0;
       blkdiv_q     <= '0;
+      wregs_q      <= '0;
+      wdiv_q       <= '0;
+      wlsu_q       <= '0;
       sb_div_q     <= '0;
       sb_mem_q     <= '0;
       wissue_q     <= '0;
@@ -771,6 +833,9 @@ module weft_simt_core #(
       inflight_q   <= inflight_d;
       blk_q        <= blk_d;
       blkdiv_q     <= blkdiv_d;
+      wregs_q      <= wregs_d;
+      wdiv_q       <= wdiv_d;
+      wlsu_q       <= wlsu_d;
       sb_div_q     <= sb_div_d;
       sb_mem_q     <= sb_mem_d;
       wissue_q     <= wissue_d;

@@ -2,15 +2,24 @@
 //
 // The data memory is Banks word-interleaved banks of weft_sram_1rw (byte address A lives in bank
 // (A/4) % Banks, row (A/4) / Banks); it stands in for the scratchpad port until the core is
-// connected to weft_spad. One warp instruction at a time: the core starts it (start_i while
-// !busy_o) with the active lanes' addresses, already checked for alignment and range.
+// connected to weft_spad. The core starts a warp instruction (start_i, only while slots_o >= 1)
+// with the active lanes' addresses, already checked for alignment and range.
 //
-// Coalescing and bank conflicts: every cycle each bank serves the lowest pending lane that maps
-// to it and, in the same access, every other pending lane that addresses the same word (loads
-// share the read word; stores merge their byte enables, a higher lane winning a byte that two
-// lanes write, as the golden model's lane order does). Lanes of one bank addressing different
-// words are served in later cycles. A warp whose lanes touch distinct banks or one word
-// completes in one access cycle.
+// Pipelined, in order: a queue of QDepth warp instructions whose head accesses the banks, then a
+// response stage for loads.
+//   access    every cycle the head instruction makes one access: each bank serves the lowest
+//             pending lane that maps to it and, in the same access, every other pending lane that
+//             addresses the same word (loads share the read word; stores merge their byte
+//             enables, a higher lane winning a byte that two lanes write, as the golden model's
+//             lane order does). Lanes of one bank addressing different words are served in later
+//             cycles (bank conflict). After its last access the head leaves the queue and the
+//             next instruction accesses in the very next cycle: a conflict-free instruction takes
+//             one access cycle, so one warp instruction per cycle streams through.
+//   capture   the bank outputs of a load access are extracted (byte/half selection, sign or zero
+//             extension) in the cycle after it;
+//   response  a load whose last access was in cycle t writes all lanes' rd back in cycle t+1
+//             (wb_valid_o; data captured from earlier accesses merged with those of cycle t).
+// Memory order is issue order (one queue), so every thread sees its own accesses in program order.
 //
 // External line port (the DMA's view of the data memory, docs/programming-model.md): line L is
 // the ExtW/32 words 4L.. of the memory (one per bank, so Banks >= ExtW/32), read or written in one
@@ -18,10 +27,12 @@
 // data is on ext_rvalid_o / ext_rdata_o two cycles after the accepted request, like a
 // scratchpad read port.
 //
-// Timing: start at edge t; access cycles t+1 .. t+k (k = the worst bank's number of distinct
-// words); loads capture the bank outputs one cycle after each access; done_o (and for loads
-// wb_valid_o with all lanes' rd values) one cycle after the last capture. busy_o covers
-// everything up to and including the done cycle.
+// Timing: start at edge t (into an empty queue): access cycles t .. t+k-1 (k = the worst bank's
+// number of distinct words); a load's wb_valid_o in cycle t+k with all lanes' values. done_o is
+// high in every cycle in which an instruction completes (a store's last access, a load's write
+// back). busy_o: an instruction is queued, accessing or writing back. slots_o: queue entries free
+// after this cycle (the head's last access counted as done), so start_i in the next cycle is
+// accepted if slots_o >= 1, and start_i this and next cycle if slots_o >= 2.
 `include "weft_assert.svh"
 
 module weft_simt_lsu #(
@@ -36,7 +47,8 @@ module weft_simt_lsu #(
   localparam int BankW     = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int AddrW     = $clog2(DmemBytes),
   localparam int Depth     = DmemBytes / (4 * Banks),
-  localparam int RowW      = (Depth > 1) ? $clog2(Depth) : 1
+  localparam int RowW      = (Depth > 1) ? $clog2(Depth) : 1,
+  localparam int QDepth    = 2      // queued warp instructions (the head accesses)
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -49,6 +61,7 @@ module weft_simt_lsu #(
   input  logic [Threads*32-1:0] addr_i,     // lane l at [32*l +: 32]
   input  logic [Threads*32-1:0] wdata_i,    // store data (rs2)
   output logic                  busy_o,
+  output logic [1:0]            slots_o,
   output logic                  done_o,
   output logic                  wb_valid_o,
   output logic [WarpW-1:0]      wb_w_o,
@@ -76,23 +89,55 @@ module weft_simt_lsu #(
     `WEFT_ELAB_ERROR("weft_simt_lsu: DmemBytes must be a power of two >= 8 * Banks")
   end
 
-  logic                     busy_q, busy_d;
-  logic [WarpW-1:0]         w_q, w_d;
-  logic [4:0]               rd_q, rd_d;
-  logic [2:0]               f3_q, f3_d;
-  logic                     store_q, store_d;
-  logic [Threads-1:0]       mask_q, mask_d;
-  logic [Threads-1:0]       pend_q, pend_d;   // lanes not yet served
-  logic [Threads-1:0]       prev_q, prev_d;   // lanes served by the last access (load data due)
-  logic [Threads*AddrW-1:0] addr_q, addr_d;
-  logic [Threads*32-1:0]    data_q, data_d;   // store data, then load results
+  // ---------------------------------------------------------------------------------------------
+  // Queue (entry i of each vector at [i * size +: size]); the head accesses the banks.
+  // ---------------------------------------------------------------------------------------------
+  logic [QDepth*WarpW-1:0]         q_w_q, q_w_d;
+  logic [QDepth*5-1:0]             q_rd_q, q_rd_d;
+  logic [QDepth*3-1:0]             q_f3_q, q_f3_d;
+  logic [QDepth-1:0]               q_store_q, q_store_d;
+  logic [QDepth*Threads-1:0]       q_mask_q, q_mask_d;
+  logic [QDepth*Threads-1:0]       q_pend_q, q_pend_d;   // lanes not yet served
+  logic [QDepth*Threads*AddrW-1:0] q_addr_q, q_addr_d;
+  logic [QDepth*Threads*32-1:0]    q_data_q, q_data_d;   // store data, or load data captured
+  logic                            hd_q, hd_d;           // head entry
+  logic [1:0]                      cnt_q, cnt_d;         // entries in use
 
-  // Per-lane bank and row; per-bank leader.
+  // Capture stage: the load lanes served by the last cycle's access.
+  logic [Threads-1:0]       cap_mask_q, cap_mask_d;
+  logic                     cap_r_q, cap_r_d;            // ... belong to the response stage
+  logic [Threads*BankW-1:0] cap_bank_q, cap_bank_d;
+  logic [Threads*2-1:0]     cap_off_q, cap_off_d;
+  logic [2:0]               cap_f3_q, cap_f3_d;
+
+  // Response stage (loads).
+  logic                  r_valid_q, r_valid_d;
+  logic [WarpW-1:0]      r_w_q, r_w_d;
+  logic [4:0]            r_rd_q, r_rd_d;
+  logic [Threads-1:0]    r_mask_q, r_mask_d;
+  logic [Threads*32-1:0] r_data_q, r_data_d;
+
+  // The head entry.
+  logic                     h_valid, h_store;
+  logic [2:0]               h_f3;
+  logic [Threads-1:0]       h_pend;
+  logic [Threads*AddrW-1:0] h_addr;
+  logic [Threads*32-1:0]    h_data;
+
+  assign h_valid = cnt_q != 2'd0;
+  assign h_store = q_store_q[hd_q];
+  assign h_f3    = q_f3_q[3*hd_q +: 3];
+  assign h_pend  = q_pend_q[Threads*hd_q +: Threads];
+  assign h_addr  = q_addr_q[Threads*AddrW*hd_q +: Threads*AddrW];
+  assign h_data  = q_data_q[Threads*32*hd_q +: Threads*32];
+
+  // Per-lane bank and row of the head; per-bank leader.
   logic [Threads*BankW-1:0] lane_bank;
   logic [Threads*RowW-1:0]  lane_row;
   logic [Banks-1:0]         lead_valid;
   logic [Banks*RowW-1:0]    lead_row;
   logic [Threads-1:0]       served;
+  logic                     h_last;    // the head's last access is this cycle
 
   // Bank ports.
   logic [Banks-1:0]    bank_req;
@@ -102,8 +147,8 @@ module weft_simt_lsu #(
 
   always_comb begin : p_lanes
     for (int l = 0; l < Threads; l++) begin
-      lane_bank[BankW*l +: BankW] = addr_q[AddrW*l + 2 +: BankW];
-      lane_row[RowW*l +: RowW]    = RowW'(addr_q[AddrW*l + 2 + BankW +: (AddrW - 2 - BankW)]);
+      lane_bank[BankW*l +: BankW] = h_addr[AddrW*l + 2 +: BankW];
+      lane_row[RowW*l +: RowW]    = RowW'(h_addr[AddrW*l + 2 + BankW +: (AddrW - 2 - BankW)]);
     end
   end
 
@@ -112,17 +157,19 @@ module weft_simt_lsu #(
     lead_row   = '0;
     for (int b = 0; b < Banks; b++) begin
       for (int l = Threads - 1; l >= 0; l--) begin  // descending: the lowest lane wins
-        if (pend_q[l] && (32'(lane_bank[BankW*l +: BankW]) == b)) begin
+        if (h_valid && h_pend[l] && (32'(lane_bank[BankW*l +: BankW]) == b)) begin
           lead_valid[b]            = 1'b1;
           lead_row[RowW*b +: RowW] = lane_row[RowW*l +: RowW];
         end
       end
     end
     for (int l = 0; l < Threads; l++) begin
-      served[l] = pend_q[l] &&
+      served[l] = h_valid && h_pend[l] &&
                   (lane_row[RowW*l +: RowW] == lead_row[RowW*lane_bank[BankW*l +: BankW] +: RowW]);
     end
   end
+
+  assign h_last = h_valid && ((h_pend & ~served) == '0);
 
   // Store merge: every served lane's bytes into its bank's word, lanes ascending (last wins).
   always_comb begin : p_store_merge
@@ -137,16 +184,16 @@ module weft_simt_lsu #(
     for (int b = 0; b < Banks; b++) begin
       for (int l = 0; l < Threads; l++) begin
         if (served[l] && (32'(lane_bank[BankW*l +: BankW]) == b)) begin
-          off = addr_q[AddrW*l +: 2];
-          unique case (f3_q[1:0])
+          off = h_addr[AddrW*l +: 2];
+          unique case (h_f3[1:0])
             2'b00:   be = 4'b0001 << off;
             2'b01:   be = 4'b0011 << off;
             default: be = 4'b1111;
           endcase
-          unique case (f3_q[1:0])
-            2'b00:   wd = {4{data_q[32*l +: 8]}};
-            2'b01:   wd = {2{data_q[32*l +: 16]}};
-            default: wd = data_q[32*l +: 32];
+          unique case (h_f3[1:0])
+            2'b00:   wd = {4{h_data[32*l +: 8]}};
+            2'b01:   wd = {2{h_data[32*l +: 16]}};
+            default: wd = h_data[32*l +: 32];
           endcase
           for (int j = 0; j < 4; j++) begin
             if (be[j]) begin
@@ -160,6 +207,7 @@ module weft_simt_lsu #(
   end
 
   // External port: word j of line L is word ExtWords*L + j: bank (ExtWords*L + j) % Banks.
+  logic               busy;
   logic               ext_go;
   logic [Banks-1:0]   ext_bank;
   logic [Banks*RowW-1:0] ext_row;
@@ -169,7 +217,8 @@ module weft_simt_lsu #(
   logic [ExtW-1:0]    ext_rdata_q;
   logic [AddrW-3:0]   ext_word0;
 
-  assign ext_go    = ext_req_i && !busy_q;
+  assign busy      = h_valid || r_valid_q;
+  assign ext_go    = ext_req_i && !busy;
   assign ext_word0 = (AddrW - 2)'(ext_addr_i) << $clog2(ExtWords);
   assign ext_first = BankW'(ext_word0);
 
@@ -187,7 +236,7 @@ module weft_simt_lsu #(
     end
   end
 
-  assign bank_req = busy_q ? lead_valid : (ext_go ? ext_bank : '0);
+  assign bank_req = h_valid ? lead_valid : (ext_go ? ext_bank : '0);
 
   for (genvar b = 0; b < Banks; b++) begin : g_bank
     weft_sram_1rw #(
@@ -196,10 +245,10 @@ module weft_simt_lsu #(
     ) u_sram (
       .clk_i   (clk_i),
       .req_i   (bank_req[b]),
-      .we_i    (busy_q ? store_q : ext_we_i),
-      .addr_i  (busy_q ? lead_row[RowW*b +: RowW] : ext_row[RowW*b +: RowW]),
-      .wdata_i (busy_q ? bank_wdata[32*b +: 32] : ext_bwdata[32*b +: 32]),
-      .be_i    (busy_q ? bank_be[4*b +: 4] : 4'b1111),
+      .we_i    (h_valid ? h_store : ext_we_i),
+      .addr_i  (h_valid ? lead_row[RowW*b +: RowW] : ext_row[RowW*b +: RowW]),
+      .wdata_i (h_valid ? bank_wdata[32*b +: 32] : ext_bwdata[32*b +: 32]),
+      .be_i    (h_valid ? bank_be[4*b +: 4] : 4'b1111),
       .rdata_o (bank_rdata[32*b +: 32])
     );
   end
@@ -233,81 +282,150 @@ module weft_simt_lsu #(
     ext_rdata_q <= ext_rdata_d;
   end
 
-  assign ext_ready_o  = !busy_q;
+  assign ext_ready_o  = !busy;
   assign ext_rvalid_o = ext_rvalid_q;
   assign ext_rdata_o  = ext_rdata_q;
 
-  logic finish;
-  assign finish = busy_q && (pend_q == '0) && (prev_q == '0);
+  // Capture: the bank words of the last access, each lane's bytes extracted and extended (ISA 2.6).
+  logic [Threads*32-1:0] cap_data;
+
+  always_comb begin : p_capture
+    logic [31:0] word;
+    word = '0;
+    for (int l = 0; l < Threads; l++) begin
+      word = bank_rdata[32*cap_bank_q[BankW*l +: BankW] +: 32] >> {cap_off_q[2*l +: 2], 3'b000};
+      unique case (cap_f3_q)
+        3'b000:  cap_data[32*l +: 32] = {{24{word[7]}}, word[7:0]};
+        3'b001:  cap_data[32*l +: 32] = {{16{word[15]}}, word[15:0]};
+        3'b100:  cap_data[32*l +: 32] = {24'd0, word[7:0]};
+        3'b101:  cap_data[32*l +: 32] = {16'd0, word[15:0]};
+        default: cap_data[32*l +: 32] = word;
+      endcase
+    end
+  end
+
+  // The head's data with this cycle's capture (of its own earlier access) merged in.
+  logic [Threads*32-1:0] h_data_cap;
+
+  always_comb begin : p_head_data
+    h_data_cap = h_data;
+    for (int l = 0; l < Threads; l++) begin
+      if (cap_mask_q[l] && !cap_r_q) h_data_cap[32*l +: 32] = cap_data[32*l +: 32];
+    end
+  end
+
+  logic          push;
+  logic          tail;
+  assign push = start_i && (cnt_q != 2'(QDepth) || h_last);
+  assign tail = hd_q ^ cnt_q[0];   // QDepth = 2: the entry after the used ones (mod 2)
 
   always_comb begin : p_next
-    logic [31:0] word;
-    word   = '0;
-    busy_d  = busy_q;
-    w_d     = w_q;
-    rd_d    = rd_q;
-    f3_d    = f3_q;
-    store_d = store_q;
-    mask_d  = mask_q;
-    pend_d  = pend_q;
-    prev_d  = prev_q;
-    addr_d  = addr_q;
-    data_d  = data_q;
-    if (start_i && !busy_q) begin
-      busy_d  = 1'b1;
-      w_d     = w_i;
-      rd_d    = rd_i;
-      f3_d    = f3_i;
-      store_d = store_i;
-      mask_d  = mask_i;
-      pend_d  = mask_i;
-      prev_d  = '0;
-      for (int l = 0; l < Threads; l++) addr_d[AddrW*l +: AddrW] = addr_i[32*l +: AddrW];
-      data_d  = wdata_i;
-    end else if (finish) begin
-      busy_d = 1'b0;
-    end else if (busy_q) begin
-      pend_d = pend_q & ~served;
-      prev_d = store_q ? '0 : served;
-      // Load data of the previous access: extract and extend each lane's bytes (ISA 2.6).
-      for (int l = 0; l < Threads; l++) begin
-        if (prev_q[l]) begin
-          word = bank_rdata[32*lane_bank[BankW*l +: BankW] +: 32] >> {addr_q[AddrW*l +: 2], 3'b000};
-          unique case (f3_q)
-            3'b000:  data_d[32*l +: 32] = {{24{word[7]}}, word[7:0]};
-            3'b001:  data_d[32*l +: 32] = {{16{word[15]}}, word[15:0]};
-            3'b100:  data_d[32*l +: 32] = {24'd0, word[7:0]};
-            3'b101:  data_d[32*l +: 32] = {16'd0, word[15:0]};
-            default: data_d[32*l +: 32] = word;
-          endcase
+    q_w_d      = q_w_q;
+    q_rd_d     = q_rd_q;
+    q_f3_d     = q_f3_q;
+    q_store_d  = q_store_q;
+    q_mask_d   = q_mask_q;
+    q_pend_d   = q_pend_q;
+    q_addr_d   = q_addr_q;
+    q_data_d   = q_data_q;
+    hd_d       = hd_q;
+    cnt_d      = cnt_q;
+    cap_mask_d = '0;
+    cap_r_d    = 1'b0;
+    cap_bank_d = cap_bank_q;
+    cap_off_d  = cap_off_q;
+    cap_f3_d   = cap_f3_q;
+    r_valid_d  = 1'b0;
+    r_w_d      = r_w_q;
+    r_rd_d     = r_rd_q;
+    r_mask_d   = r_mask_q;
+    r_data_d   = r_data_q;
+
+    // Head: one access, then leave (loads to the response stage).
+    if (h_valid) begin
+      q_pend_d[Threads*hd_q +: Threads]       = h_pend & ~served;
+      q_data_d[Threads*32*hd_q +: Threads*32] = h_data_cap;
+      if (!h_store) begin
+        cap_mask_d = served;
+        cap_r_d    = h_last;
+        cap_f3_d   = h_f3;
+        for (int l = 0; l < Threads; l++) begin
+          cap_bank_d[BankW*l +: BankW] = lane_bank[BankW*l +: BankW];
+          cap_off_d[2*l +: 2]          = h_addr[AddrW*l +: 2];
         end
       end
+      if (h_last) begin
+        hd_d  = !hd_q;
+        cnt_d = cnt_q - 2'd1;
+        if (!h_store) begin
+          r_valid_d = 1'b1;
+          r_w_d     = q_w_q[WarpW*hd_q +: WarpW];
+          r_rd_d    = q_rd_q[5*hd_q +: 5];
+          r_mask_d  = q_mask_q[Threads*hd_q +: Threads];
+          r_data_d  = h_data_cap;
+        end
+      end
+    end
+
+    // Tail: a new instruction.
+    if (push) begin
+      cnt_d                          = cnt_d + 2'd1;
+      q_w_d[WarpW*tail +: WarpW]     = w_i;
+      q_rd_d[5*tail +: 5]            = rd_i;
+      q_f3_d[3*tail +: 3]            = f3_i;
+      q_store_d[tail]                = store_i;
+      q_mask_d[Threads*tail +: Threads] = mask_i;
+      q_pend_d[Threads*tail +: Threads] = mask_i;
+      for (int l = 0; l < Threads; l++) begin
+        q_addr_d[AddrW*(Threads*32'(tail) + l) +: AddrW] = addr_i[32*l +: AddrW];
+      end
+      q_data_d[Threads*32*tail +: Threads*32] = wdata_i;
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
     if (!rst_ni) begin
-      busy_q  <= 1'b0;
-      w_q     <= '0;
-      rd_q    <= '0;
-      f3_q    <= '0;
-      store_q <= 1'b0;
-      mask_q  <= '0;
-      pend_q  <= '0;
-      prev_q  <= '0;
-      addr_q  <= '0;
-      data_q  <= '0;
+      q_w_q      <= '0;
+      q_rd_q     <= '0;
+      q_f3_q     <= '0;
+      q_store_q  <= '0;
+      q_mask_q   <= '0;
+      q_pend_q   <= '0;
+      q_addr_q   <= '0;
+      q_data_q   <= '0;
+      hd_q       <= 1'b0;
+      cnt_q      <= '0;
+      cap_mask_q <= '0;
+      cap_r_q    <= 1'b0;
+      cap_bank_q <= '0;
+      cap_off_q  <= '0;
+      cap_f3_q   <= '0;
+      r_valid_q  <= 1'b0;
+      r_w_q      <= '0;
+      r_rd_q     <= '0;
+      r_mask_q   <= '0;
+      r_data_q   <= '0;
     end else begin
-      busy_q  <= busy_d;
-      w_q     <= w_d;
-      rd_q    <= rd_d;
-      f3_q    <= f3_d;
-      store_q <= store_d;
-      mask_q  <= mask_d;
-      pend_q  <= pend_d;
-      prev_q  <= prev_d;
-      addr_q  <= addr_d;
-      data_q  <= data_d;
+      q_w_q      <= q_w_d;
+      q_rd_q     <= q_rd_d;
+      q_f3_q     <= q_f3_d;
+      q_store_q  <= q_store_d;
+      q_mask_q   <= q_mask_d;
+      q_pend_q   <= q_pend_d;
+      q_addr_q   <= q_addr_d;
+      q_data_q   <= q_data_d;
+      hd_q       <= hd_d;
+      cnt_q      <= cnt_d;
+      cap_mask_q <= cap_mask_d;
+      cap_r_q    <= cap_r_d;
+      cap_bank_q <= cap_bank_d;
+      cap_off_q  <= cap_off_d;
+      cap_f3_q   <= cap_f3_d;
+      r_valid_q  <= r_valid_d;
+      r_w_q      <= r_w_d;
+      r_rd_q     <= r_rd_d;
+      r_mask_q   <= r_mask_d;
+      r_data_q   <= r_data_d;
     end
   end
 
@@ -317,12 +435,29 @@ module weft_simt_lsu #(
     for (int l = 0; l < Threads; l++) unused_addr = unused_addr ^ (^addr_i[32*l + AddrW +: (32 - AddrW)]);
   end
 
-  assign busy_o     = busy_q;
-  assign done_o     = finish;
-  assign wb_valid_o = finish && !store_q;
-  assign wb_w_o     = w_q;
-  assign wb_rd_o    = rd_q;
-  assign wb_mask_o  = mask_q;
-  assign wb_data_o  = data_q;
+  // Write back: the captured lanes of earlier accesses and those of the last one.
+  always_comb begin : p_wb
+    wb_data_o = r_data_q;
+    for (int l = 0; l < Threads; l++) begin
+      if (cap_mask_q[l] && cap_r_q) wb_data_o[32*l +: 32] = cap_data[32*l +: 32];
+    end
+  end
+
+  assign busy_o     = busy;
+  assign slots_o    = 2'(QDepth) - cnt_q + {1'b0, h_last};
+  assign done_o     = r_valid_q || (h_last && h_store);
+  assign wb_valid_o = r_valid_q;
+  assign wb_w_o     = r_w_q;
+  assign wb_rd_o    = r_rd_q;
+  assign wb_mask_o  = r_mask_q;
+
+`ifndef SYNTHESIS
+  // The core starts an instruction only when the queue has room.
+  always @(posedge clk_i or negedge rst_ni) begin : p_check_room
+    if (rst_ni && start_i) begin
+      assert (cnt_q != 2'(QDepth) || h_last) else $error("%m: start with the queue full");
+    end
+  end
+`endif
 
 endmodule

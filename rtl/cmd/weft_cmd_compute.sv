@@ -32,8 +32,7 @@ module weft_cmd_compute #(
   localparam int LineAw    = $clog2(SpadLines),
   localparam int TagW      = $clog2(Inflight),
   localparam int AccAw     = $clog2(AccDepth),
-  localparam int RowsW     = AccAw + 1,
-  localparam int QW        = 32 + 40 + 10 * 32
+  localparam int RowsW     = AccAw + 1
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -112,43 +111,40 @@ module weft_cmd_compute #(
   end
 
   // ---------------------------------------------------------------- queue and start
-  logic          q_valid, q_pop;
-  logic [QW-1:0] q_data;
-  logic [$clog2(QDepth+1)-1:0] q_usage;
+  logic          q_valid, q_pop, q_empty, met, order_ok;
+  logic [31:0]   h_idx;
+  logic [10*32-1:0] h_words;
+  logic          h_extra;
+  logic [31:0]   h_w [2:11];
 
-  weft_fifo #(.Width(QW), .Depth(QDepth)) u_queue (
+  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth), .NWords(10), .ExtraW(1)) u_queue (
     .clk_i,
     .rst_ni,
-    .flush_i     (clear_i),
-    .in_valid_i  (push_i),
-    .in_ready_o  (q_ready_o),
-    .in_data_i   ({push_words_i, push_deps_i, push_idx_i}),
-    .out_valid_o (q_valid),
-    .out_ready_i (q_pop),
-    .out_data_o  (q_data),
-    .usage_o     (q_usage)
-  );
-
-  logic [31:0] h_idx;
-  logic [39:0] h_deps;
-  logic [31:0] h_w [2:11];
-  assign h_idx  = q_data[31:0];
-  assign h_deps = q_data[71:32];
-  for (genvar i = 2; i <= 11; i++) begin : g_hw
-    assign h_w[i] = q_data[72 + (i-2)*32 +: 32];
-  end
-
-  logic met, order_ok;
-  weft_cmd_depchk #(.Inflight(Inflight)) u_dep (
-    .idx_i       (h_idx),
-    .deps_i      (h_deps),
+    .clear_i,
+    .push_i,
+    .push_idx_i,
+    .push_deps_i,
+    .push_words_i,
+    .push_extra_i ((1'b0)),
+    .q_ready_o,
     .rptr_i,
-    .done_i      (rob_done_i),
+    .rob_done_i,
     .err_valid_i,
     .err_idx_i,
-    .met_o       (met),
-    .order_ok_o  (order_ok)
+    .pop_i        (q_pop),
+    .head_valid_o (q_valid),
+    .head_idx_o   (h_idx),
+    .head_words_o (h_words),
+    .head_extra_o (h_extra),
+    .met_o        (met),
+    .order_ok_o   (order_ok),
+    .empty_o      (q_empty)
   );
+  for (genvar i = 2; i <= 11; i++) begin : g_hw
+    assign h_w[i] = h_words[(i-2)*32 +: 32];
+  end
+  logic unused_extra;
+  assign unused_extra = h_extra ^ (^h_idx[31:TagW]);  // no flag bits; jobs carry the tag only
 
   // Job fields.
   localparam int WJobW = 8 + 1 + KW + 3 * LineAw;
@@ -478,7 +474,7 @@ module weft_cmd_compute #(
   end
 
   assign busy_o     = (jobs_q != '0);
-  assign q_empty_o  = (q_usage == '0);
+  assign q_empty_o  = q_empty;
   assign wait_dep_o = q_valid && !met && (jobs_q == '0);
 
 `ifndef SYNTHESIS

@@ -26,8 +26,7 @@ module weft_cmd_store #(
   localparam int TagW      = $clog2(Inflight),
   localparam int AccAw     = $clog2(AccDepth),
   localparam int RowsW     = AccAw + 1,
-  localparam int ColIdxW   = (Cols > 1) ? $clog2(Cols) : 1,
-  localparam int QW        = 32 + 40 + 11 * 32
+  localparam int ColIdxW   = (Cols > 1) ? $clog2(Cols) : 1
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -110,45 +109,40 @@ module weft_cmd_store #(
   sstate_e state_q, state_d;
 
   // ---------------------------------------------------------------- queue and start
-  logic          q_valid, q_pop;
-  logic [QW:0]   q_data;
-  logic [$clog2(QDepth+1)-1:0] q_usage;
+  logic          q_valid, q_pop, q_empty, met, order_ok;
+  logic [31:0]   h_idx;
+  logic [11*32-1:0] h_words;
+  logic          h_extra;
+  logic [31:0]   h_w [2:12];
 
-  weft_fifo #(.Width(QW + 1), .Depth(QDepth)) u_queue (
+  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth), .NWords(11), .ExtraW(1)) u_queue (
     .clk_i,
     .rst_ni,
-    .flush_i     (clear_i),
-    .in_valid_i  (push_i),
-    .in_ready_o  (q_ready_o),
-    .in_data_i   ({push_acc_i, push_words_i, push_deps_i, push_idx_i}),
-    .out_valid_o (q_valid),
-    .out_ready_i (q_pop),
-    .out_data_o  (q_data),
-    .usage_o     (q_usage)
-  );
-
-  logic [31:0] h_idx;
-  logic [39:0] h_deps;
-  logic [31:0] h_w [2:12];
-  logic        h_acc;
-  assign h_idx  = q_data[31:0];
-  assign h_deps = q_data[71:32];
-  assign h_acc  = q_data[QW];
-  for (genvar i = 2; i <= 12; i++) begin : g_hw
-    assign h_w[i] = q_data[72 + (i-2)*32 +: 32];
-  end
-
-  logic met, order_ok;
-  weft_cmd_depchk #(.Inflight(Inflight)) u_dep (
-    .idx_i       (h_idx),
-    .deps_i      (h_deps),
+    .clear_i,
+    .push_i,
+    .push_idx_i,
+    .push_deps_i,
+    .push_words_i,
+    .push_extra_i ((push_acc_i)),
+    .q_ready_o,
     .rptr_i,
-    .done_i      (rob_done_i),
+    .rob_done_i,
     .err_valid_i,
     .err_idx_i,
-    .met_o       (met),
-    .order_ok_o  (order_ok)
+    .pop_i        (q_pop),
+    .head_valid_o (q_valid),
+    .head_idx_o   (h_idx),
+    .head_words_o (h_words),
+    .head_extra_o (h_extra),
+    .met_o        (met),
+    .order_ok_o   (order_ok),
+    .empty_o      (q_empty)
   );
+  for (genvar i = 2; i <= 12; i++) begin : g_hw
+    assign h_w[i] = h_words[(i-2)*32 +: 32];
+  end
+  logic h_acc;
+  assign h_acc = h_extra;
 
   logic start;
   assign start = (state_q == SIdle) && q_valid && met && order_ok && !hold_i;
@@ -472,7 +466,7 @@ module weft_cmd_store #(
   assign err_addr_o  = eaddr_q;
 
   assign busy_o     = (state_q != SIdle);
-  assign q_empty_o  = (q_usage == '0);
+  assign q_empty_o  = q_empty;
   assign wait_dep_o = (state_q == SIdle) && q_valid && !met;
 
 `ifndef SYNTHESIS

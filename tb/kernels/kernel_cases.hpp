@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "weft/golden/quant.hpp"
+#include "weft_kernel_args.h"
 
 namespace weft::tb::kernel_cases {
 
@@ -187,6 +188,16 @@ inline std::vector<int8_t> im2col_ref(const std::vector<int8_t>& in, const golde
   const std::vector<int32_t> in32(in.begin(), in.end());
   const std::vector<int32_t> out32 = golden::im2col(in32, cs, pad);
   return {out32.begin(), out32.end()};
+}
+
+// The im2col kernel's argument struct for a shape, a pad value and the data addresses.
+inline weft_im2col_args im2col_args(const golden::Conv2dShape& cs, int32_t pad, uint32_t in,
+                                    uint32_t out) {
+  auto u = [](auto v) { return static_cast<uint32_t>(v); };
+  return weft_im2col_args{u(cs.n),        u(cs.h),        u(cs.w),           u(cs.c_in),
+                          u(cs.kh),       u(cs.kw),       u(cs.stride_h),    u(cs.stride_w),
+                          u(cs.pad_top),  u(cs.pad_left), u(cs.out_h()),     u(cs.out_w()),
+                          pad,            in,             out};
 }
 
 // ---------------------------------------------------------------- softmax

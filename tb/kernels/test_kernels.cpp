@@ -407,21 +407,9 @@ TEST(Kernels, Im2colInt8NhwcMatchesGoldenIm2col) {
     const std::vector<int8_t> want = im2col_ref(in, cs, pad);
     for (const Shape& sh : kShapes) {
       KernelRun k("im2col");
-      const weft_im2col_args args{static_cast<uint32_t>(cs.n),
-                                  static_cast<uint32_t>(cs.h),
-                                  static_cast<uint32_t>(cs.w),
-                                  static_cast<uint32_t>(cs.c_in),
-                                  static_cast<uint32_t>(cs.kh),
-                                  static_cast<uint32_t>(cs.kw),
-                                  static_cast<uint32_t>(cs.stride_h),
-                                  static_cast<uint32_t>(cs.stride_w),
-                                  static_cast<uint32_t>(cs.pad_top),
-                                  static_cast<uint32_t>(cs.pad_left),
-                                  static_cast<uint32_t>(cs.out_h()),
-                                  static_cast<uint32_t>(cs.out_w()),
-                                  pad,
-                                  k.input(in),
-                                  k.output<int8_t>(want.size(), rng)};
+      const uint32_t in_addr = k.input(in);
+      const uint32_t out_addr = k.output<int8_t>(want.size(), rng);
+      const weft_im2col_args args = im2col_args(cs, pad, in_addr, out_addr);
       const s::Result r = k.run(args, sh);
       std::ostringstream what;
       what << "im2col n" << cs.n << " " << cs.h << "x" << cs.w << "x" << cs.c_in << " k" << cs.kh

@@ -8,9 +8,11 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 
 #include "csr.hpp"
 #include "device_impl.hpp"
+#include "weft/golden/simt.hpp"
 
 namespace weft {
 
@@ -66,64 +68,29 @@ std::string SimtReport::to_string() const {
 }
 
 // ================================================================================== ELF
-namespace {
-
-[[noreturn]] void bad_elf(const std::string& why) {
-  throw Error(Errc::kBadArgument, "SIMT kernel image: " + why +
-                                      " (expected an ELF32 little-endian RISC-V executable, as "
-                                      "sw/kernels builds them)");
-}
-
-uint32_t le32(std::span<const uint8_t> b, size_t off) {
-  if (off + 4 > b.size()) bad_elf("truncated file");
-  return uint32_t{b[off]} | uint32_t{b[off + 1]} << 8 | uint32_t{b[off + 2]} << 16 |
-         uint32_t{b[off + 3]} << 24;
-}
-uint16_t le16(std::span<const uint8_t> b, size_t off) {
-  if (off + 2 > b.size()) bad_elf("truncated file");
-  return static_cast<uint16_t>(b[off] | b[off + 1] << 8);
-}
-
-}  // namespace
-
 SimtImage SimtImage::from_elf(std::span<const uint8_t> elf) {
-  // ELF header (System V gABI): e_ident, e_type @16, e_machine @18, e_entry @24, e_phoff @28,
-  // e_phentsize @42, e_phnum @44. Program header: p_type, p_offset, p_vaddr, p_paddr, p_filesz,
-  // p_memsz, p_flags, p_align (32 bytes).
-  if (elf.size() < 52 || std::memcmp(elf.data(),
-                                     "\x7f"
-                                     "ELF",
-                                     4) != 0)
-    bad_elf("not an ELF file");
-  if (elf[4] != 1) bad_elf("not ELFCLASS32");
-  if (elf[5] != 1) bad_elf("not little-endian");
-  if (le16(elf, 16) != 2) bad_elf("not an executable (ET_EXEC)");
-  if (le16(elf, 18) != 243) bad_elf("not a RISC-V file (EM_RISCV)");
+  // The golden model's reader, so the driver and the model place a kernel identically.
+  golden::simt::ElfImage parsed;
+  try {
+    parsed = golden::simt::parse_elf(elf);
+  } catch (const std::runtime_error& e) {
+    throw Error(Errc::kBadArgument, std::string("SIMT kernel image: ") + e.what() +
+                                        " (expected an ELF32 little-endian RISC-V executable, as "
+                                        "sw/kernels builds them)");
+  }
   SimtImage img;
-  img.entry = le32(elf, 24);
-  const uint32_t phoff = le32(elf, 28);
-  const uint16_t phentsize = le16(elf, 42), phnum = le16(elf, 44);
-  if (phnum && phentsize < 32) bad_elf("program headers smaller than 32 bytes");
-  for (uint16_t i = 0; i < phnum; ++i) {
-    const size_t ph = size_t{phoff} + size_t{i} * phentsize;
-    if (ph + 32 > elf.size()) bad_elf("program header outside the file");
-    if (le32(elf, ph) != 1) continue;  // PT_LOAD only
-    const uint32_t off = le32(elf, ph + 4), vaddr = le32(elf, ph + 8);
-    const uint32_t filesz = le32(elf, ph + 16), memsz = le32(elf, ph + 20);
-    const uint32_t flags = le32(elf, ph + 24);
-    if (filesz > memsz) bad_elf("segment with p_filesz > p_memsz");
-    if (uint64_t{off} + filesz > elf.size()) bad_elf("segment outside the file");
-    if (uint64_t{vaddr} + memsz > (uint64_t{1} << 32)) bad_elf("segment beyond 4 GiB");
-    if (memsz == 0) continue;
+  img.entry = parsed.entry;
+  for (auto& seg : parsed.segments) {
     Segment s;
-    s.addr = vaddr;
-    s.exec = flags & 1;  // PF_X
-    s.bytes.assign(elf.begin() + off, elf.begin() + off + filesz);
-    s.bytes.resize(memsz, 0);
-    img.end = std::max(img.end, vaddr + memsz);
+    s.addr = seg.addr;
+    s.exec = seg.exec;
+    s.bytes = std::move(seg.bytes);
+    img.end = std::max<uint32_t>(img.end, static_cast<uint32_t>(s.addr + s.bytes.size()));
     img.segments.push_back(std::move(s));
   }
-  if (img.segments.empty()) bad_elf("no PT_LOAD segment");
+  if (img.segments.empty()) {
+    throw Error(Errc::kBadArgument, "SIMT kernel image: no PT_LOAD segment");
+  }
   return img;
 }
 

@@ -23,7 +23,7 @@ constexpr uint32_t kEmRiscv = 243, kEtExec = 2, kPtLoad = 1, kPfX = 1;
 
 }  // namespace
 
-uint32_t load_elf(Machine& m, std::span<const uint8_t> elf) {
+ElfImage parse_elf(std::span<const uint8_t> elf) {
   auto fail = [](const std::string& what) { throw std::runtime_error("ELF: " + what); };
   if (elf.size() < 52 || std::memcmp(elf.data(),
                                      "\x7f"
@@ -34,7 +34,8 @@ uint32_t load_elf(Machine& m, std::span<const uint8_t> elf) {
   if (elf[5] != 1) fail("not little-endian");
   if (le16(elf, 16) != kEtExec) fail("not an executable (ET_EXEC)");
   if (le16(elf, 18) != kEmRiscv) fail("not EM_RISCV");
-  const uint32_t entry = le32(elf, 24);
+  ElfImage img;
+  img.entry = le32(elf, 24);
   const uint32_t phoff = le32(elf, 28);
   const uint32_t phentsize = le16(elf, 42), phnum = le16(elf, 44);
   if (phnum == 0) fail("no program headers");
@@ -42,27 +43,42 @@ uint32_t load_elf(Machine& m, std::span<const uint8_t> elf) {
 
   for (uint32_t i = 0; i < phnum; ++i) {
     const size_t ph = size_t{phoff} + size_t{i} * phentsize;
+    if (ph + 32 > elf.size()) fail("program header outside the file");
     if (le32(elf, ph) != kPtLoad) continue;
     const uint32_t offset = le32(elf, ph + 4), vaddr = le32(elf, ph + 8);
     const uint32_t filesz = le32(elf, ph + 16), memsz = le32(elf, ph + 20);
     const uint32_t flags = le32(elf, ph + 24);
     if (filesz > memsz) fail("segment with p_filesz > p_memsz");
     if (uint64_t{offset} + filesz > elf.size()) fail("segment outside the file");
-    if (uint64_t{vaddr} + memsz > m.dmem().size()) {
-      fail("segment at 0x" + std::to_string(vaddr) + " (+" + std::to_string(memsz) +
-           ") does not fit the scratchpad");
+    if (uint64_t{vaddr} + memsz > (uint64_t{1} << 32)) fail("segment beyond 4 GiB");
+    if (memsz == 0) continue;
+    ElfSegment seg;
+    seg.addr = vaddr;
+    seg.exec = (flags & kPfX) != 0;
+    seg.bytes.assign(elf.begin() + offset, elf.begin() + offset + filesz);
+    seg.bytes.resize(memsz, 0);
+    img.segments.push_back(std::move(seg));
+  }
+  return img;
+}
+
+uint32_t load_elf(Machine& m, std::span<const uint8_t> elf) {
+  const ElfImage img = parse_elf(elf);
+  for (const ElfSegment& seg : img.segments) {
+    const uint64_t end = uint64_t{seg.addr} + seg.bytes.size();
+    if (end > m.dmem().size()) {
+      throw std::runtime_error("ELF: segment at 0x" + std::to_string(seg.addr) + " (+" +
+                               std::to_string(seg.bytes.size()) + ") does not fit the scratchpad");
     }
-    std::vector<uint8_t> image(memsz, 0);
-    std::memcpy(image.data(), elf.data() + offset, filesz);
-    m.write_dmem(vaddr, image);
-    if (flags & kPfX) {
-      if (uint64_t{vaddr} + memsz > m.config().imem_bytes) {
-        fail("code segment does not fit the instruction memory");
+    m.write_dmem(seg.addr, seg.bytes);
+    if (seg.exec) {
+      if (end > m.config().imem_bytes) {
+        throw std::runtime_error("ELF: code segment does not fit the instruction memory");
       }
-      m.load_imem_bytes(vaddr, image);
+      m.load_imem_bytes(seg.addr, seg.bytes);
     }
   }
-  return entry;
+  return img.entry;
 }
 
 }  // namespace weft::golden::simt

@@ -151,10 +151,23 @@ class Machine {
   std::vector<uint8_t> imem_;
 };
 
-// Minimal ELF32 loader (little-endian, EM_RISCV, ET_EXEC). Every PT_LOAD segment is copied into
-// the scratchpad at its p_vaddr (p_filesz bytes, then zeros up to p_memsz); segments with PF_X are
-// also copied into instruction memory. Returns e_entry. Throws std::runtime_error on a malformed
-// or unsupported file or a segment that does not fit.
+// Minimal ELF32 reader (little-endian, EM_RISCV, ET_EXEC): the entry point and every non-empty
+// PT_LOAD segment (p_filesz file bytes, then zeros up to p_memsz; exec = PF_X). Throws
+// std::runtime_error ("ELF: ...") on a malformed or unsupported file.
+struct ElfSegment {
+  uint32_t addr = 0;
+  std::vector<uint8_t> bytes;
+  bool exec = false;
+};
+struct ElfImage {
+  uint32_t entry = 0;
+  std::vector<ElfSegment> segments;
+};
+ElfImage parse_elf(std::span<const uint8_t> elf);
+
+// parse_elf, then every segment into the scratchpad at its address, executable ones also into
+// instruction memory. Returns the entry point. Throws std::runtime_error on a malformed file or
+// a segment that does not fit.
 uint32_t load_elf(Machine& m, std::span<const uint8_t> elf);
 
 // ---------------------------------------------------------------------------------------------

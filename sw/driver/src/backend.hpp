@@ -1,7 +1,9 @@
 // The back-end interface of libweft: what the driver needs from a device. Back ends: ref://
-// (ref_device.cpp, a functional model of docs/programming-model.md) and sim:// (a plugin around
-// the Verilated weft_top, sim_backend.cpp). The sim plugin is built against this header, so keep
-// it free of libweft symbols: plain virtual calls, std exceptions only.
+// (ref_device.cpp, a functional model of docs/programming-model.md), sim:// (a plugin around
+// the Verilated weft_top, sim_backend.cpp), pcie-sim:// (a plugin around the Verilated
+// weft_pcie_top behind the root-complex model) and uart:// (a serial port to weft_board,
+// uart_backend.cpp). The plugins are built against this header, so keep it free of libweft
+// symbols: plain virtual calls, std exceptions only. See docs/host-interfaces.md.
 #pragma once
 
 #include <cstddef>
@@ -44,6 +46,35 @@ class Backend {
 
   // The host-memory writes the device made (address, bytes) since the last call.
   virtual std::vector<std::pair<uint64_t, uint64_t>> take_device_writes() = 0;
+
+  // The host memory the back end offers the device (uart://: the board's memory). false: any
+  // address works and the driver's arena options (mem, membase) decide.
+  virtual bool memory_range(uint64_t* base, uint64_t* bytes) const {
+    (void)base, (void)bytes;
+    return false;
+  }
+
+  // The link's account of the bus error that stopped the queue (pcie-sim://: completion timeout,
+  // Unsupported Request, Completer Abort or poisoned data, with tag and address); "" if none.
+  virtual std::string explain_error(uint32_t device_error_code) {
+    (void)device_error_code;
+    return {};
+  }
+  // Called after Queue::reset() finished: the link may clear its error record.
+  virtual void on_queue_reset() {}
+
+  // Link-level fault injection (pcie-sim://): the device's reads touching [lo, hi) fail with
+  // `kind` (weft::LinkFault: 1 dropped completion, 2 UR, 3 CA, 4 poisoned data) until
+  // clear_link_faults(). Returns false when the back end has no link to break.
+  virtual bool inject_link_fault(int kind, uint64_t lo, uint64_t hi) {
+    (void)kind, (void)lo, (void)hi;
+    return false;
+  }
+  virtual void clear_link_faults() {}
+
+  // Link counters by name (pcie-sim://: tags_total, tags_free, ...; uart://: frames, retries,
+  // ...); empty when the back end has no link.
+  virtual std::vector<std::pair<std::string, uint64_t>> link_stats() { return {}; }
 
   virtual std::string description() const = 0;
 };

@@ -117,7 +117,8 @@ const char* op_name(uint8_t op) {
 
 std::string DeviceError::to_string() const {
   return std::string(error_name(code)) + " at descriptor " + std::to_string(index) +
-         (address ? ", address " + hex(address) : std::string()) + ": " + meaning(code);
+         (address ? ", address " + hex(address) : std::string()) + ": " + meaning(code) +
+         (link.empty() ? std::string() : " (link: " + link + ")");
 }
 
 std::string Capabilities::to_string() const {
@@ -158,11 +159,18 @@ void parse_uri(std::string_view uri, std::string* scheme, Options* opts) {
   const auto sep = uri.find("://");
   if (sep == std::string_view::npos) {
     throw Error(Errc::kBadUri, "'" + std::string(uri) +
-                                   "' is not a device URI; use ref://[?options] or "
-                                   "sim://[?options] (e.g. sim://?array=16x16&bp=0.3)");
+                                   "' is not a device URI; use ref://[?options], "
+                                   "sim://[?options] (e.g. sim://?array=16x16&bp=0.3), "
+                                   "pcie-sim://[?options] or uart:///dev/ttyUSB0[?baud=N]");
   }
   *scheme = std::string(uri.substr(0, sep));
   std::string_view rest = uri.substr(sep + 3);
+  const auto q = rest.find('?');
+  const std::string_view path = rest.substr(0, q);
+  if (!path.empty() && path.find('=') == std::string_view::npos) {
+    (*opts)["path"] = std::string(path);
+    rest = q == std::string_view::npos ? std::string_view() : rest.substr(q + 1);
+  }
   if (!rest.empty() && rest.front() == '?') rest.remove_prefix(1);
   while (!rest.empty()) {
     const auto end = rest.find_first_of("&,");
@@ -491,6 +499,7 @@ std::optional<DeviceError> DeviceImpl::error() {
   e.code = static_cast<ErrorCode>(rd(csr::kErrCode) & 0xff);
   e.index = widen(rd(csr::kErrIndex));
   e.address = rd(csr::kErrAddrLo) | (uint64_t{rd(csr::kErrAddrHi)} << 32);
+  e.link = be_->explain_error(static_cast<uint32_t>(e.code));
   return e;
 }
 
@@ -505,6 +514,7 @@ void DeviceImpl::reset(Timeout t) {
   wr(csr::kIrqStatus, csr::kIrqDone | csr::kIrqError);
   next_ = 0;
   wr(csr::kCtrl, csr::kCtrlEnable);
+  be_->on_queue_reset();
 }
 
 PerfReport DeviceImpl::perf() {
@@ -621,32 +631,63 @@ Device Device::open(std::string_view uri) {
   std::string scheme;
   detail::Options opts;
   detail::parse_uri(uri, &scheme, &opts);
+  if (scheme != "uart" && opts.count("path")) {
+    throw Error(Errc::kBadUri, scheme + "://: takes no path ('" + opts["path"] +
+                                   "'); options follow '?', e.g. " + scheme + "://?seed=1");
+  }
   // Device-level options; the rest go to the back end.
-  detail::Options dev;
-  dev["mem"] = std::to_string(detail::take_u64(opts, "mem", 256ull << 20, 1ull << 20, 1ull << 40));
-  dev["membase"] =
-      std::to_string(detail::take_u64(opts, "membase", 0x100000000ull, 0, (1ull << 62)));
-  const uint64_t ring = detail::take_u64(opts, "ring", 256, 2, 65536);
+  const bool has_mem = opts.count("mem") != 0, has_base = opts.count("membase") != 0;
+  uint64_t mem = detail::take_u64(opts, "mem", 256ull << 20, 64ull << 10, 1ull << 40);
+  uint64_t membase = detail::take_u64(opts, "membase", 0x100000000ull, 0, (1ull << 62));
+  const bool has_ring = opts.count("ring") != 0;
+  uint64_t ring = detail::take_u64(opts, "ring", 256, 2, 65536);
   if (std::popcount(ring) != 1) {
     throw Error(Errc::kBadUri, "option ring=" + std::to_string(ring) + ": a power of two");
   }
-  dev["ring"] = std::to_string(ring);
-  dev["timeout"] = std::to_string(detail::take_u64(opts, "timeout", 200'000'000, 1, UINT64_MAX));
-  if (std::stoull(dev["membase"]) % 4096 != 0) {
-    throw Error(Errc::kBadUri, "option membase: must be a multiple of 4096");
-  }
+  const uint64_t timeout = detail::take_u64(opts, "timeout", 200'000'000, 1, UINT64_MAX);
   std::unique_ptr<detail::Backend> be;
   try {
     if (scheme == "ref") {
       be.reset(detail::make_ref_backend(opts));
     } else if (scheme == "sim") {
       be = detail::make_sim_backend(opts);
+    } else if (scheme == "pcie-sim") {
+      be = detail::make_pcie_backend(opts);
+    } else if (scheme == "uart") {
+      be = detail::make_uart_backend(opts);
     } else {
-      throw Error(Errc::kBadUri, "unknown scheme '" + scheme + "://'; use ref:// or sim://");
+      throw Error(Errc::kBadUri, "unknown scheme '" + scheme +
+                                     "://'; use ref://, sim://, pcie-sim:// or uart://<tty>");
     }
   } catch (const std::invalid_argument& e) {
     throw Error(Errc::kBadUri, std::string(uri) + ": " + e.what());
   }
+  // A back end with its own host memory (a board) places the arena there by default, and a
+  // smaller memory gets a smaller ring.
+  uint64_t lo = 0, bytes = 0;
+  if (be->memory_range(&lo, &bytes)) {
+    if (!has_base) membase = lo;
+    if (!has_mem) mem = lo + bytes - membase;
+    if (membase < lo || membase + mem > lo + bytes || mem > bytes) {
+      throw Error(Errc::kBadUri, "the arena " + hex(membase) + " + " + std::to_string(mem) +
+                                     " B is outside the device's host memory " + hex(lo) + " + " +
+                                     std::to_string(bytes) + " B (options mem, membase)");
+    }
+    if (!has_ring) ring = std::min<uint64_t>(ring, std::bit_floor(std::max<uint64_t>(mem / 1024, 16)));
+  }
+  if (membase % 4096 != 0) {
+    throw Error(Errc::kBadUri, "option membase: must be a multiple of 4096");
+  }
+  if (ring * 64 + 4096 > mem) {
+    throw Error(Errc::kBadUri, "option ring=" + std::to_string(ring) + ": the ring needs " +
+                                   std::to_string(ring * 64) + " B of the " + std::to_string(mem) +
+                                   " B arena; use a smaller ring");
+  }
+  detail::Options dev;
+  dev["mem"] = std::to_string(mem);
+  dev["membase"] = std::to_string(membase);
+  dev["ring"] = std::to_string(ring);
+  dev["timeout"] = std::to_string(timeout);
   auto impl = std::make_shared<detail::DeviceImpl>(std::move(be), std::string(uri), dev);
   return Device(std::move(impl));
 }
@@ -681,6 +722,23 @@ void Device::inject_bus_error(uint64_t lo, uint64_t hi, bool write, unsigned res
 }
 
 void Device::clear_bus_errors() { impl_->be().clear_bus_errors(); }
+
+void Device::inject_link_fault(LinkFault f, uint64_t lo, uint64_t hi) {
+  if (!impl_->be().inject_link_fault(static_cast<int>(f), lo, hi)) {
+    throw Error(Errc::kUnsupported, "this back end has no link to inject faults into (pcie-sim:// has)");
+  }
+}
+
+void Device::clear_link_faults() { impl_->be().clear_link_faults(); }
+
+std::vector<std::pair<std::string, uint64_t>> Device::link_stats() { return impl_->be().link_stats(); }
+
+std::optional<uint64_t> Device::link_stat(std::string_view name) {
+  for (const auto& [k, v] : impl_->be().link_stats()) {
+    if (k == name) return v;
+  }
+  return std::nullopt;
+}
 
 std::vector<std::pair<uint64_t, uint64_t>> Device::take_device_writes() {
   return impl_->be().take_device_writes();

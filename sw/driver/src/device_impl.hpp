@@ -15,11 +15,16 @@
 namespace weft::detail {
 
 Backend* make_ref_backend(const Options& opts);
-// Loads the sim:// plugin for the requested array configuration (sim_loader.cpp).
+// Load the sim:// (weft_sim_<R>x<C>.so) or pcie-sim:// (weft_pcie_<R>x<C>.so) plugin for the
+// requested array configuration (sim_loader.cpp).
 std::unique_ptr<Backend> make_sim_backend(const Options& opts);
+std::unique_ptr<Backend> make_pcie_backend(const Options& opts);
+// uart://<path>: a serial port to a weft_board (uart_backend.cpp). Options["path"] is the device.
+std::unique_ptr<Backend> make_uart_backend(const Options& opts);
 // CAP3, CAP4 -> the SIMT fields of Capabilities.
 void decode_simt_caps(uint32_t cap3, uint32_t cap4, Capabilities* c);
-// "scheme://[?]k=v&k=v" -> scheme, options. Throws Error(kBadUri).
+// "scheme://[path][?]k=v&k=v" -> scheme, options (a non-empty path as option "path").
+// Throws Error(kBadUri).
 void parse_uri(std::string_view uri, std::string* scheme, Options* opts);
 
 // First-fit allocator over the arena [base, base + size).

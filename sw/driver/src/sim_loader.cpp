@@ -1,8 +1,11 @@
-// sim:// — finds and loads the simulator plugin for the requested array configuration.
+// sim:// and pcie-sim:// — find and load the simulator plugin for the requested array
+// configuration.
 //
-// Each Verilated weft_top configuration is its own shared object, weft_sim_<R>x<C>.so (Verilator's
-// DPI exports are global symbols, so one configuration per object, loaded RTLD_LOCAL). Searched
-// in $WEFT_PLUGIN_DIR, then beside libweft and in its weft/ subdirectory (the install layout).
+// Each Verilated configuration is its own shared object (Verilator's DPI exports are global
+// symbols, so one configuration per object, loaded RTLD_LOCAL): weft_sim_<R>x<C>.so (weft_top
+// behind AXI models) and weft_pcie_<R>x<C>.so (weft_pcie_top behind the root-complex model).
+// Searched in $WEFT_PLUGIN_DIR, then beside libweft and in its weft/ subdirectory (the install
+// layout).
 #include <dlfcn.h>
 
 #include <filesystem>
@@ -33,10 +36,11 @@ std::vector<std::filesystem::path> plugin_dirs() {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_sim_backend(const Options& opts) {
+static std::unique_ptr<Backend> load_plugin(const std::string& scheme, const std::string& prefix,
+                                            const Options& opts) {
   std::string array = "16x16";
   if (auto it = opts.find("array"); it != opts.end()) array = it->second;
-  const std::string file = "weft_sim_" + array + ".so";
+  const std::string file = prefix + array + ".so";
   std::set<std::string> available;
   std::string searched;
   for (const auto& dir : plugin_dirs()) {
@@ -45,32 +49,41 @@ std::unique_ptr<Backend> make_sim_backend(const Options& opts) {
     if (!std::filesystem::is_directory(dir, ec)) continue;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
       const std::string n = e.path().filename().string();
-      if (n.rfind("weft_sim_", 0) == 0 && n.size() > 12 && n.substr(n.size() - 3) == ".so") {
-        available.insert(n.substr(9, n.size() - 12));
+      if (n.rfind(prefix, 0) == 0 && n.size() > prefix.size() + 3 &&
+          n.substr(n.size() - 3) == ".so") {
+        available.insert(n.substr(prefix.size(), n.size() - prefix.size() - 3));
       }
     }
     const auto path = dir / file;
     if (!std::filesystem::exists(path, ec)) continue;
     void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-      throw Error(Errc::kNoDevice, "sim://: cannot load " + path.string() + ": " + dlerror());
+      throw Error(Errc::kNoDevice, scheme + "://: cannot load " + path.string() + ": " + dlerror());
     }
     auto create = reinterpret_cast<CreateBackendFn>(dlsym(h, kCreateBackendSymbol));
     if (!create) {
-      throw Error(Errc::kNoDevice, "sim://: " + path.string() + " is not a Weft simulator plugin");
+      throw Error(Errc::kNoDevice, scheme + "://: " + path.string() + " is not a Weft simulator plugin");
     }
     char err[1024] = {0};
     Backend* be = create(&opts, err, sizeof err);
-    if (!be) throw Error(Errc::kBadUri, std::string("sim://: ") + err);
+    if (!be) throw Error(Errc::kBadUri, scheme + "://: " + err);
     // The plugin stays loaded for the life of the process (Verilator keeps static state).
     return std::unique_ptr<Backend>(be);
   }
   std::string list;
   for (const auto& a : available) list += (list.empty() ? "" : ", ") + a;
-  throw Error(Errc::kBadUri, "sim://: no simulator build for array=" + array + " (" + file +
+  throw Error(Errc::kBadUri, scheme + "://: no simulator build for array=" + array + " (" + file +
                                  "); available: " + (list.empty() ? std::string("none") : list) +
                                  " (searched " + searched +
-                                 "; set WEFT_PLUGIN_DIR to the directory holding weft_sim_*.so)");
+                                 "; set WEFT_PLUGIN_DIR to the directory holding " + prefix + "*.so)");
+}
+
+std::unique_ptr<Backend> make_sim_backend(const Options& opts) {
+  return load_plugin("sim", "weft_sim_", opts);
+}
+
+std::unique_ptr<Backend> make_pcie_backend(const Options& opts) {
+  return load_plugin("pcie-sim", "weft_pcie_", opts);
 }
 
 }  // namespace weft::detail

@@ -61,8 +61,17 @@ struct WEFT_API DeviceError {
   ErrorCode code = ErrorCode::kNone;
   uint64_t index = 0;    // queue index of the failing descriptor
   uint64_t address = 0;  // ERR_ADDR: host address for ALIGN/WINDOW/bus errors, else ring entry
+  std::string link;      // the link's account of a bus error (pcie-sim://), else empty
   std::string_view name() const { return error_name(code); }
   std::string to_string() const;
+};
+
+// Faults the PCIe-like link model can inject into the device's reads (docs/host-interfaces.md).
+enum class LinkFault : int {
+  kDropCompletion = 1,      // the completion never comes: the endpoint's completion timeout
+  kUnsupportedRequest = 2,  // completion status UR
+  kCompleterAbort = 3,      // completion status CA
+  kPoisoned = 4,            // CplD with the EP (poisoned) bit set
 };
 
 // A block of host memory inside the device's DMA window. Freed when the last copy goes away.
@@ -170,6 +179,15 @@ class WEFT_API Device {
   // The host-memory writes the device made (address, bytes) since the last call: tests use it to
   // show that nothing was written outside the DMA windows.
   std::vector<std::pair<uint64_t, uint64_t>> take_device_writes();
+
+  // Link faults (pcie-sim://; Errc::kUnsupported elsewhere): from now on the device's reads
+  // touching [lo, hi) fail with `f` until clear_link_faults().
+  void inject_link_fault(LinkFault f, uint64_t lo, uint64_t hi);
+  void clear_link_faults();
+  // Link counters by name (pcie-sim://: tags_total, tags_free, ...; uart://: frames, retries,
+  // ...; docs/host-interfaces.md); empty when the back end has no link.
+  std::vector<std::pair<std::string, uint64_t>> link_stats();
+  std::optional<uint64_t> link_stat(std::string_view name);
 
   detail::DeviceImpl& impl() { return *impl_; }
 

@@ -82,3 +82,11 @@ echo
 echo "== 5. SIMT core 4x8 alone: library kernels (sw/kernels), checked against the golden model =="
 "$BUILD/tb/bench/bench_simt" | grep -v '^\[seed\]'
 echo "   (vecadd target: <= 1.5 cycles/element; Vortex RTL reference: 19.6 on 4x4)"
+
+echo
+echo "== 6. Host <-> scratchpad through pcie-sim:// (Gen3 x4 at 250 MHz: 15.75 B/cycle each way) =="
+if cmake --build "$BUILD" -j "$JOBS" --target bench_pcie >/dev/null 2>&1; then
+  "$BUILD/tb/bench/bench_pcie" "pcie-sim://?array=16x16"
+else
+  echo "   (no bench_pcie in this build: the pcie-sim:// plugin needs rtl/pcie/weft_pcie_top.sv)"
+fi

@@ -30,6 +30,9 @@ file(GLOB WEFT_RTL_DMA  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/dma/*.sv)
 file(GLOB WEFT_RTL_CMD  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/cmd/*.sv)
 file(GLOB WEFT_RTL_TOP  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/top/*.sv)
 file(GLOB WEFT_RTL_SIMT CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/simt/*.sv)
+file(GLOB WEFT_RTL_UART CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/uart/*.sv)
+file(GLOB WEFT_RTL_PCIE CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/pcie/*.sv)
+file(GLOB WEFT_RTL_BOARD CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/board/*.sv)
 
 # weft_verilated_model(<name> TOP <module> SOURCES <sv...> [PARAMS Name=Value ...])
 # Verilates one block configuration into a static library <name> (model class V<name>) that

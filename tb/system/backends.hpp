@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <string>
@@ -15,6 +16,9 @@
 
 #include "weft/tb/options.hpp"
 #include "weft/weft.hpp"
+#ifdef WEFT_SYSTEM_UART
+#include "weft/tb/board_fixture.hpp"
+#endif
 
 namespace weft::tb::system {
 
@@ -22,6 +26,10 @@ struct Backend {
   std::string name;
   std::string uri;  // without the seed
   bool sim;         // simulated RTL: keep the work small
+  // uart:// (tb/board, test_system_uart): the device's host memory in bytes (0: ample) and a
+  // simulated weft_board (8x8, no bus-fault injection, slow link) behind a pty per test.
+  uint64_t max_host_bytes = 0;
+  bool uart = false;
 };
 
 inline void PrintTo(const Backend& b, std::ostream* os) { *os << b.uri; }
@@ -32,11 +40,18 @@ inline std::string with_seed(const std::string& uri, uint64_t seed) {
 }
 
 inline std::vector<Backend> backends() {
+#ifdef WEFT_SYSTEM_UART
+  return {{"Uart", "uart://", true, 64u << 10, true}};  // only uart:// in test_system_uart
+#endif
   std::vector<Backend> v = {{"Ref", "ref://", false},
                             {"RefRandomOrder", "ref://?sched=random", false}};
 #ifdef WEFT_HAVE_SIM
   v.push_back({"Sim", "sim://?array=16x16", true});
   v.push_back({"SimStressed", "sim://?array=16x16&bp=0.3&latency=64", true});
+#endif
+#ifdef WEFT_HAVE_PCIE
+  v.push_back({"PcieSim", "pcie-sim://?array=16x16", true});
+  v.push_back({"PcieSimJitter", "pcie-sim://?array=16x16&jitter=200&bp=0.2", true});
 #endif
   return v;
 }
@@ -49,6 +64,17 @@ class DeviceTest : public ::testing::TestWithParam<Backend> {
   void SetUp() override {
     rng_ = weft::tb::make_rng();
     std::string uri = GetParam().uri;
+#ifdef WEFT_SYSTEM_UART
+    if (GetParam().uart) {  // a fresh simulated board per test, seeded like the test
+      std::string fst;
+      if (weft::tb::trace_enabled()) fst = weft::tb::wave_file_for_current_test();
+      board_ = weft::tb::board::start_board(weft::tb::test_seed(), fst);
+      uri = board_->uri();
+      std::printf("[device] %s\n", uri.c_str());
+      dev_ = std::make_unique<weft::Device>(weft::Device::open(uri));
+      return;
+    }
+#endif
     if (uri.find("sched=random") != std::string::npos || GetParam().sim) {
       uri = with_seed(uri, weft::tb::test_seed());
     }
@@ -61,10 +87,34 @@ class DeviceTest : public ::testing::TestWithParam<Backend> {
     dev_ = std::make_unique<weft::Device>(weft::Device::open(uri));
   }
 
+  // Links that count tags (pcie-sim://): after every test the endpoint's tag pool is full again
+  // (given time for outstanding reads and completion timeouts to finish).
+  void TearDown() override {
+    if (!dev_) return;
+    try {
+      const auto total = dev_->link_stat("tags_total");
+      if (!total) return;
+      std::optional<uint64_t> free = dev_->link_stat("tags_free");
+      for (int i = 0; i < 400 && free && *free != *total; ++i) {
+        dev_->run(1000);
+        free = dev_->link_stat("tags_free");
+      }
+      EXPECT_EQ(free.value_or(0), *total) << "tags not returned to the pool after the test";
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "reading the link's tag pool after the test: " << e.what();
+    }
+  }
+
+  bool pcie() const { return GetParam().uri.rfind("pcie-sim://", 0) == 0; }
   bool sim() const { return GetParam().sim; }
+  // A small host memory (uart://: the board's 64 KiB) and a slow link: tests shrink their shapes.
+  bool small_host() const { return GetParam().max_host_bytes != 0; }
   int rand_int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
 
   std::mt19937_64 rng_;
+#ifdef WEFT_SYSTEM_UART
+  std::unique_ptr<weft::tb::board::SimBoard> board_;  // outlives dev_
+#endif
   std::unique_ptr<weft::Device> dev_;
 };
 

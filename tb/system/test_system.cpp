@@ -130,6 +130,7 @@ class System : public weft::tb::system::DeviceTest {
 };
 
 TEST_P(System, CapabilitiesDescribeTheDefaultDevice) {
+  if (GetParam().uart) GTEST_SKIP() << "weft_board is 8x8: UartBoard.CapabilitiesAreTheBoards";
   const auto& c = dev_->caps();
   EXPECT_EQ(c.rows, 16u);
   EXPECT_EQ(c.cols, 16u);
@@ -196,8 +197,8 @@ TEST_P(System, UnmappedCsrIsABadArgument) {
 }
 
 TEST_P(System, GemmRandomShapesMatchGolden) {
-  const int iters = sim() ? 8 : 12;
-  const int max_dim = 200;
+  const int iters = small_host() ? 2 : sim() ? 8 : 12;
+  const int max_dim = small_host() ? 32 : 200;
   for (int i = 0; i < iters; ++i) {
     const auto mode = static_cast<weft::StoreMode>(rand_int(0, 3));
     check_gemm(rand_int(1, max_dim), rand_int(1, max_dim), rand_int(1, max_dim), mode,
@@ -209,27 +210,36 @@ TEST_P(System, GemmEdgeShapesMatchGolden) {
   const int shapes[][3] = {{1, 1, 1},   {1, 17, 1},   {17, 1, 33}, {300, 3, 5},
                            {2, 40, 70}, {16, 16, 16}, {33, 31, 47}};
   for (const auto& s : shapes) {
+    if (small_host() && (s[0] == 300 || s[0] == 16 || s[1] == 17 || s[0] == 33)) continue;
     check_gemm(s[0], s[1], s[2], weft::StoreMode::kInt32, true, true);
   }
-  check_gemm(5, 300, 9, weft::StoreMode::kTfliteDouble, true, true);
+  check_gemm(5, small_host() ? 60 : 300, 9, weft::StoreMode::kTfliteDouble, true, true);
 }
 
 TEST_P(System, GemmLongKMatchesGolden) {
   // K >= 2048: several k-chunks (accumulate across COMPUTEs) and long accumulations.
+  if (small_host()) {
+    GTEST_SKIP() << "K >= 2048 stages A and W padded to 16-byte rows: > 64 KiB of host memory";
+  }
   check_gemm(40, 40, 2048 + rand_int(0, 100), weft::StoreMode::kInt32, true, true);
   check_gemm(70, 20, 5000, weft::StoreMode::kTfliteSingle, false, true);
 }
 
 TEST_P(System, GemmLargeTiledMatchesGolden) {
   // Several m-chunks (A double-buffered) and strips, split first and last output tiles.
+  if (small_host()) {  // 64 KiB of host memory: m-chunks of the board's 128 accumulator rows
+    check_gemm(140, 12, 20, weft::StoreMode::kTfliteDouble, true, true);
+    return;
+  }
   check_gemm(700, 90, 300, weft::StoreMode::kTfliteDouble, true, true);
   check_gemm(260, 64, 1100, weft::StoreMode::kOnnx, false, false);
 }
 
 TEST_P(System, RequantModesAndInt32OutMatchGolden) {
-  const int m = 50, n = 40, k = 100;
+  const int m = small_host() ? 12 : 50, n = small_host() ? 10 : 40, k = small_host() ? 30 : 100;
   for (int mode = 0; mode < 4; ++mode) {
     for (int s = 0; s < 2; ++s) {
+      if (small_host() && s != mode % 2) continue;  // slow link: one signedness per mode
       check_gemm(m, n, k, static_cast<weft::StoreMode>(mode), s == 0, s == 1);
     }
   }
@@ -258,6 +268,7 @@ TEST_P(System, Conv2dStridesAndPaddingsMatchGolden) {
     s.pad_right = 3;
     shapes.push_back(s);
   }
+  if (small_host()) shapes = {shapes[1], shapes[4]};  // slow link (uart://)
   for (const auto& s : shapes) {
     SCOPED_TRACE("conv " + std::to_string(s.h) + "x" + std::to_string(s.w) + "x" +
                  std::to_string(s.c_in) + " k" + std::to_string(s.kh) + "x" + std::to_string(s.kw) +
@@ -301,7 +312,7 @@ TEST_P(System, Conv2dStridesAndPaddingsMatchGolden) {
 // more than are in flight, each pair checked byte for byte.
 TEST_P(System, ManyCommandsInFlightWrapTheRing) {
   auto& q = dev_->queue();
-  const int pairs = 400;  // ring of 256 entries: wraps
+  const int pairs = small_host() ? 30 : 400;  // ring of 256 (uart://: 16) entries: wraps
   const size_t bytes = 64;
   weft::Buffer src = dev_->alloc(bytes * pairs), dst = dev_->alloc(bytes * pairs);
   const auto data = rand_bytes(bytes * pairs);
@@ -505,11 +516,16 @@ TEST_P(SystemErrors, SimtLaunchShapeBeyondCap3IsASizeError) {
 }
 
 TEST_P(SystemErrors, InjectedSlverrIsReportedWithItsIndex) {
+  if (GetParam().uart) GTEST_SKIP() << "a board's memory cannot inject bus errors";
   weft::Buffer b = dev_->alloc(4096);
   weft::Transfer2d t = good_transfer(b);
   dev_->inject_bus_error(b.device_address() + 16, b.device_address() + 32, false, 2);
   expect_error(weft::Descriptor::load(t), ErrorCode::kSlverr, "LOAD from an SLVERR range",
                b.device_address(), b.device_address() + 64);
+  if (pcie()) {
+    GTEST_SKIP() << "pcie-sim://: device writes are posted MWr, a failed write never reaches "
+                    "the device (the read half above ran)";
+  }
   dev_->inject_bus_error(b.device_address(), b.device_address() + 4096, true, 3);
   expect_error(weft::Descriptor::store_spad(t), ErrorCode::kDecerr, "STORE_SPAD to DECERR",
                b.device_address(), b.device_address() + 64);
@@ -559,6 +575,15 @@ TEST_P(SystemErrors, WaitTimesOutInsteadOfHanging) {
   c.a_row_stride = 1;
   c.w_row_stride = 1;
   c.w_addr = 8000;
+  if (small_host()) {
+    // The board (8x8, 256 accumulator rows, 2048 scratchpad lines) computes faster than one
+    // round trip of the slow link: a long compute (100 k-tiles over overlapping A lines).
+    c.m = 100;
+    c.k = 8 * 100;
+    c.w_tile_stride = 8;
+    c.a_tile_stride = 10;
+    c.w_addr = 1200;
+  }
   const uint64_t i = q.submit(weft::Descriptor::compute(c));
   try {
     q.wait(i, {.cycles = 50});

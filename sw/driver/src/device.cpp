@@ -425,10 +425,13 @@ void DeviceImpl::throw_device_error(const CompletionRecord& rec) {
                     " (SIMT_LAUNCH) stopped the queue: " + meaning(code) + ": " + f.to_string() +
                     ". Fix the kernel or its launch, " + "then call Queue::reset()");
   }
+  // The link's account of a bus error (pcie-sim://: completion timeout, UR, CA, poisoned).
+  const std::string link = be_->explain_error(static_cast<uint32_t>(code));
   throw Error(code, index, addr,
               "descriptor " + std::to_string(index) + " (" + op_name(d.w[0] & 0xff) +
                   ") stopped the queue" + (addr ? " at address " + hex(addr) : std::string()) +
-                  ": " + meaning(code) + ". Fix it, then call Queue::reset()");
+                  ": " + meaning(code) + (link.empty() ? std::string() : " (link: " + link + ")") +
+                  ". Fix it, then call Queue::reset()");
 }
 
 uint64_t DeviceImpl::submit(Descriptor d) { return submit_many(&d, 1); }

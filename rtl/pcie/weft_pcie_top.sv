@@ -1,0 +1,223 @@
+// weft_pcie_top: the Weft device behind the PCIe-like link (docs/host-interfaces.md section 1):
+// weft_pcie_ep + weft_top. Only the clock, the reset and the two TLP streams leave it: BAR0
+// reaches the registers, the device's host-memory traffic becomes MRd/MWr TLPs, its interrupt
+// an MSI. Every weft_top parameter is passed through; the link parameters go to weft_pcie_ep.
+`include "weft_assert.svh"
+
+module weft_pcie_top #(
+  parameter int          Rows          = 16,
+  parameter int          Cols          = 16,
+  parameter int          AccDepth      = 512,
+  parameter int          DataW         = 128,
+  parameter int          AddrW         = 64,
+  parameter int          IdW           = 4,
+  parameter int          SpadLines     = 16384,
+  parameter int          SpadBanks     = 4,
+  parameter int          NumWin        = 4,
+  parameter int          MaxBurst      = 16,
+  parameter int          MaxRdOut      = 8,
+  parameter int          Inflight      = 16,
+  parameter int          SimtWarps     = 4,
+  parameter int          SimtThreads   = 8,
+  parameter int          SimtBanks     = 8,
+  parameter int          SimtDmemBytes = 262144,
+  parameter int          SimtImemWords = 4096,
+  // link
+  parameter int          NumTags       = 32,
+  parameter int          MaxPayload    = 256,
+  parameter int          MaxReadReq    = 512,
+  parameter logic [63:0] Bar0Base      = 64'h0000_0000_F000_0000,
+  parameter int unsigned CplTimeout    = 100000,
+  parameter logic [15:0] EpId          = 16'h0100
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  input  logic         rx_valid,
+  output logic         rx_ready,
+  input  logic         rx_sop,
+  input  logic         rx_eop,
+  input  logic [127:0] rx_data,
+  output logic         tx_valid,
+  input  logic         tx_ready,
+  output logic         tx_sop,
+  output logic         tx_eop,
+  output logic [127:0] tx_data
+);
+
+  if (DataW != 128 || AddrW != 64) begin : g_bad_bus
+    `WEFT_ELAB_ERROR("weft_pcie_top: the endpoint needs DataW = 128 and AddrW = 64")
+  end
+
+  logic            axil_awvalid, axil_awready, axil_wvalid, axil_wready, axil_bvalid, axil_bready;
+  logic            axil_arvalid, axil_arready, axil_rvalid, axil_rready;
+  logic [11:0]     axil_awaddr, axil_araddr;
+  logic [2:0]      axil_awprot, axil_arprot;
+  logic [31:0]     axil_wdata, axil_rdata;
+  logic [3:0]      axil_wstrb;
+  logic [1:0]      axil_bresp, axil_rresp;
+  logic            awvalid, awready, wvalid, wready, wlast, bvalid, bready;
+  logic            arvalid, arready, rvalid, rready, rlast;
+  logic [IdW-1:0]  awid, bid, arid, rid;
+  logic [63:0]     awaddr, araddr;
+  logic [7:0]      awlen, arlen;
+  logic [2:0]      awsize, awprot, arsize, arprot;
+  logic [1:0]      awburst, arburst, bresp, rresp;
+  logic [3:0]      awcache, arcache;
+  logic [127:0]    wdata, rdata;
+  logic [15:0]     wstrb;
+  logic            irq;
+
+  weft_pcie_ep #(
+    .NumTags    (NumTags),
+    .MaxPayload (MaxPayload),
+    .MaxReadReq (MaxReadReq),
+    .Bar0Base   (Bar0Base),
+    .CplTimeout (CplTimeout),
+    .EpId       (EpId),
+    .IdW        (IdW),
+    .MaxBurst   (MaxBurst)
+  ) u_ep (
+    .clk_i,
+    .rst_ni,
+    .rx_valid,
+    .rx_ready,
+    .rx_sop,
+    .rx_eop,
+    .rx_data,
+    .tx_valid,
+    .tx_ready,
+    .tx_sop,
+    .tx_eop,
+    .tx_data,
+    .m_axil_awvalid (axil_awvalid),
+    .m_axil_awready (axil_awready),
+    .m_axil_awaddr  (axil_awaddr),
+    .m_axil_awprot  (axil_awprot),
+    .m_axil_wvalid  (axil_wvalid),
+    .m_axil_wready  (axil_wready),
+    .m_axil_wdata   (axil_wdata),
+    .m_axil_wstrb   (axil_wstrb),
+    .m_axil_bvalid  (axil_bvalid),
+    .m_axil_bready  (axil_bready),
+    .m_axil_bresp   (axil_bresp),
+    .m_axil_arvalid (axil_arvalid),
+    .m_axil_arready (axil_arready),
+    .m_axil_araddr  (axil_araddr),
+    .m_axil_arprot  (axil_arprot),
+    .m_axil_rvalid  (axil_rvalid),
+    .m_axil_rready  (axil_rready),
+    .m_axil_rdata   (axil_rdata),
+    .m_axil_rresp   (axil_rresp),
+    .s_axi_awvalid  (awvalid),
+    .s_axi_awready  (awready),
+    .s_axi_awid     (awid),
+    .s_axi_awaddr   (awaddr),
+    .s_axi_awlen    (awlen),
+    .s_axi_awsize   (awsize),
+    .s_axi_awburst  (awburst),
+    .s_axi_awcache  (awcache),
+    .s_axi_awprot   (awprot),
+    .s_axi_wvalid   (wvalid),
+    .s_axi_wready   (wready),
+    .s_axi_wdata    (wdata),
+    .s_axi_wstrb    (wstrb),
+    .s_axi_wlast    (wlast),
+    .s_axi_bvalid   (bvalid),
+    .s_axi_bready   (bready),
+    .s_axi_bid      (bid),
+    .s_axi_bresp    (bresp),
+    .s_axi_arvalid  (arvalid),
+    .s_axi_arready  (arready),
+    .s_axi_arid     (arid),
+    .s_axi_araddr   (araddr),
+    .s_axi_arlen    (arlen),
+    .s_axi_arsize   (arsize),
+    .s_axi_arburst  (arburst),
+    .s_axi_arcache  (arcache),
+    .s_axi_arprot   (arprot),
+    .s_axi_rvalid   (rvalid),
+    .s_axi_rready   (rready),
+    .s_axi_rid      (rid),
+    .s_axi_rdata    (rdata),
+    .s_axi_rresp    (rresp),
+    .s_axi_rlast    (rlast),
+    .irq_i          (irq)
+  );
+
+  weft_top #(
+    .Rows          (Rows),
+    .Cols          (Cols),
+    .AccDepth      (AccDepth),
+    .DataW         (DataW),
+    .AddrW         (AddrW),
+    .IdW           (IdW),
+    .SpadLines     (SpadLines),
+    .SpadBanks     (SpadBanks),
+    .NumWin        (NumWin),
+    .MaxBurst      (MaxBurst),
+    .MaxRdOut      (MaxRdOut),
+    .Inflight      (Inflight),
+    .SimtWarps     (SimtWarps),
+    .SimtThreads   (SimtThreads),
+    .SimtBanks     (SimtBanks),
+    .SimtDmemBytes (SimtDmemBytes),
+    .SimtImemWords (SimtImemWords)
+  ) u_top (
+    .clk_i,
+    .rst_ni,
+    .s_axil_awvalid (axil_awvalid),
+    .s_axil_awready (axil_awready),
+    .s_axil_awaddr  (axil_awaddr),
+    .s_axil_awprot  (axil_awprot),
+    .s_axil_wvalid  (axil_wvalid),
+    .s_axil_wready  (axil_wready),
+    .s_axil_wdata   (axil_wdata),
+    .s_axil_wstrb   (axil_wstrb),
+    .s_axil_bvalid  (axil_bvalid),
+    .s_axil_bready  (axil_bready),
+    .s_axil_bresp   (axil_bresp),
+    .s_axil_arvalid (axil_arvalid),
+    .s_axil_arready (axil_arready),
+    .s_axil_araddr  (axil_araddr),
+    .s_axil_arprot  (axil_arprot),
+    .s_axil_rvalid  (axil_rvalid),
+    .s_axil_rready  (axil_rready),
+    .s_axil_rdata   (axil_rdata),
+    .s_axil_rresp   (axil_rresp),
+    .m_axi_awvalid  (awvalid),
+    .m_axi_awready  (awready),
+    .m_axi_awid     (awid),
+    .m_axi_awaddr   (awaddr),
+    .m_axi_awlen    (awlen),
+    .m_axi_awsize   (awsize),
+    .m_axi_awburst  (awburst),
+    .m_axi_awcache  (awcache),
+    .m_axi_awprot   (awprot),
+    .m_axi_wvalid   (wvalid),
+    .m_axi_wready   (wready),
+    .m_axi_wdata    (wdata),
+    .m_axi_wstrb    (wstrb),
+    .m_axi_wlast    (wlast),
+    .m_axi_bvalid   (bvalid),
+    .m_axi_bready   (bready),
+    .m_axi_bid      (bid),
+    .m_axi_bresp    (bresp),
+    .m_axi_arvalid  (arvalid),
+    .m_axi_arready  (arready),
+    .m_axi_arid     (arid),
+    .m_axi_araddr   (araddr),
+    .m_axi_arlen    (arlen),
+    .m_axi_arsize   (arsize),
+    .m_axi_arburst  (arburst),
+    .m_axi_arcache  (arcache),
+    .m_axi_arprot   (arprot),
+    .m_axi_rvalid   (rvalid),
+    .m_axi_rready   (rready),
+    .m_axi_rid      (rid),
+    .m_axi_rdata    (rdata),
+    .m_axi_rresp    (rresp),
+    .m_axi_rlast    (rlast),
+    .irq_o          (irq)
+  );
+
+endmodule

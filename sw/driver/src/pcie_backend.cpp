@@ -1,0 +1,340 @@
+// pcie-sim:// plugin: the Verilated weft_pcie_top (weft_pcie_ep + weft_top) driven cycle by
+// cycle behind weft::sim::PcieRc, the root-complex model (docs/host-interfaces.md 1.5). CSRs are
+// BAR0 MRd / MWr TLPs (writes are posted), host memory is the root complex's HostMemory. Built
+// once per array configuration as weft_pcie_<R>x<C>.so (WEFT_PCIE_MODEL / WEFT_PCIE_HEADER /
+// WEFT_PCIE_ROWS / WEFT_PCIE_COLS) and loaded by sim_loader.cpp; it exports only
+// weft_create_sim_backend.
+//
+// URI options: array=RxC, lanes=N, gts=R, clock_mhz=F, latency=N, jitter=N, mem_latency=N,
+// cpl=N, bp=P, fault=drop|ur|ca|poison with fault_rate=P, cpl_timeout=N (written to
+// LINK_CPL_TIMEOUT at open), seed=N, trace=file.fst.
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include WEFT_PCIE_HEADER
+#include "backend.hpp"
+#include "uri_options.hpp"
+#include "weft/sim/host_memory.hpp"
+#include "weft/sim/pcie_rc.hpp"
+
+namespace weft::detail {
+namespace {
+
+using Model = WEFT_PCIE_MODEL;
+
+// Link registers (BAR0 offsets, docs/host-interfaces.md 1.4).
+constexpr uint32_t kLinkId = 0x1000, kLinkCap = 0x1004, kLinkCtrl = 0x1008, kLinkTagsFree = 0x100C,
+                   kLinkErr = 0x1010, kLinkErrAddrLo = 0x1014, kLinkErrAddrHi = 0x1018,
+                   kLinkCplTimeout = 0x101C, kLinkMsiAddrLo = 0x1020, kLinkMsiAddrHi = 0x1024,
+                   kLinkMsiData = 0x1028, kLinkCplBad = 0x102C, kLinkRxBad = 0x1030,
+                   kLinkMrd = 0x1034, kLinkMwr = 0x1038, kLinkMsi = 0x103C;
+constexpr uint32_t kLinkIdValue = 0x4B4E4C57;  // "WLNK"
+constexpr uint64_t kMsiAddr = 0xFEE00000;      // outside any arena (below 4 GiB, x86 MSI window)
+constexpr uint32_t kMsiData = 0x0057;
+
+const char* link_error_name(uint32_t kind) {
+  switch (kind) {
+    case 1: return "completion timeout";
+    case 2: return "Unsupported Request";
+    case 3: return "Completer Abort";
+    case 4: return "poisoned data";
+  }
+  return "unknown link error";
+}
+
+class PcieBackend final : public Backend {
+ public:
+  explicit PcieBackend(const Options& opts) {
+    OptionReader r(opts);
+    uint32_t rows = WEFT_PCIE_ROWS, cols = WEFT_PCIE_COLS;
+    r.array("array", &rows, &cols);
+    if (rows != WEFT_PCIE_ROWS || cols != WEFT_PCIE_COLS) {
+      throw std::invalid_argument("this plugin simulates a " + std::to_string(WEFT_PCIE_ROWS) +
+                                  "x" + std::to_string(WEFT_PCIE_COLS) +
+                                  " device, not array=" + std::to_string(rows) + "x" +
+                                  std::to_string(cols));
+    }
+    o_.lanes = static_cast<unsigned>(r.u64("lanes", 4, 1, 32));
+    o_.gts = r.f64("gts", 8.0, 0.1, 64.0);
+    o_.clock_mhz = r.f64("clock_mhz", 250.0, 1.0, 5000.0);
+    o_.latency = static_cast<unsigned>(r.u64("latency", 100, 0, 100000));
+    o_.jitter = static_cast<unsigned>(r.u64("jitter", 0, 0, 100000));
+    o_.mem_latency = static_cast<unsigned>(r.u64("mem_latency", 32, 0, 100000));
+    o_.cpl = static_cast<unsigned>(r.u64("cpl", 64, 64, 256));
+    if (o_.cpl % 64 != 0) throw std::invalid_argument("option cpl: must be a multiple of 64");
+    o_.bp = r.f64("bp", 0.0, 0.0, 0.95);
+    o_.msi_base = kMsiAddr;
+    o_.msi_size = 4;
+    seed_ = r.u64("seed", 1);
+    o_.seed = seed_ * 2 + 1;
+    const std::string fault = r.str("fault", "");
+    fault_rate_ = r.f64("fault_rate", 0.0, 0.0, 1.0);
+    if (fault.empty()) {
+      random_fault_ = sim::PcieFault::kNone;  // with fault_rate: a random kind each time
+    } else if (fault == "drop") {
+      random_fault_ = sim::PcieFault::kDrop;
+    } else if (fault == "ur") {
+      random_fault_ = sim::PcieFault::kUr;
+    } else if (fault == "ca") {
+      random_fault_ = sim::PcieFault::kCa;
+    } else if (fault == "poison") {
+      random_fault_ = sim::PcieFault::kPoison;
+    } else {
+      throw std::invalid_argument("option fault=" + fault + ": expected drop, ur, ca or poison");
+    }
+    const bool has_timeout = r.has("cpl_timeout");
+    const uint64_t cpl_timeout = r.u64("cpl_timeout", 100000, 16, 0xffffffffu);
+    trace_path_ = r.str("trace", "");
+    r.check_all_used("pcie-sim",
+                     "array=RxC lanes=N gts=R clock_mhz=F latency=N jitter=N mem_latency=N cpl=N "
+                     "bp=P fault=drop|ur|ca|poison fault_rate=P cpl_timeout=N seed=N "
+                     "trace=file.fst (and the device options mem, membase, ring, timeout)");
+
+    ctx_ = std::make_unique<VerilatedContext>();
+    ctx_->fatalOnError(false);
+    ctx_->randReset(2);
+    ctx_->randSeed(static_cast<int>(seed_ & 0x7fffffff));
+    if (!trace_path_.empty()) ctx_->traceEverOn(true);
+    dut_ = std::make_unique<Model>(ctx_.get(), "top");
+    if (!trace_path_.empty()) {
+      fst_ = std::make_unique<VerilatedFstC>();
+      dut_->trace(fst_.get(), 99);
+      fst_->open(trace_path_.c_str());
+    }
+    rc_ = std::make_unique<sim::PcieRc<Model>>(*dut_, mem_, o_);
+    mem_.on_write([this](uint64_t a, uint64_t n) {
+      if (!host_writing_) dev_writes_.emplace_back(a, n);
+    });
+    // Reset: asynchronous assert, 8 cycles with the root complex idle, release.
+    dut_->clk_i = 0;
+    dut_->rst_ni = 1;
+    dut_->eval();
+    dut_->rst_ni = 0;
+    dut_->eval();
+    for (int i = 0; i < 8; ++i) edge();
+    dut_->rst_ni = 1;
+    dut_->eval();
+    for (int i = 0; i < 2; ++i) tick();
+
+    const uint32_t id = csr_read(kLinkId);
+    if (id != kLinkIdValue) {
+      throw std::runtime_error("BAR0 + 0x1000 reads " + hex(id) + ", not the link ID 0x4b4e4c57");
+    }
+    tags_total_ = csr_read(kLinkCap) & 0xff;
+    if (has_timeout) csr_write(kLinkCplTimeout, static_cast<uint32_t>(cpl_timeout));
+    csr_write(kLinkMsiAddrLo, static_cast<uint32_t>(kMsiAddr));
+    csr_write(kLinkMsiAddrHi, static_cast<uint32_t>(kMsiAddr >> 32));
+    csr_write(kLinkMsiData, kMsiData);
+    csr_write(kLinkCtrl, 1);  // msi_enable
+    apply_faults();
+  }
+
+  ~PcieBackend() override {
+    Verilated::threadContextp(ctx_.get());
+    dut_->final();
+    if (fst_) fst_->close();
+  }
+
+  std::string description() const override {
+    char link[160];
+    std::snprintf(link, sizeof link,
+                  "%u lanes x %.1f GT/s = %.2f B/cycle at %.0f MHz, latency %u+0..%u, memory "
+                  "latency %u, cpl %u B, bp %.2f",
+                  o_.lanes, o_.gts, rc_->peak_bytes_per_cycle(), o_.clock_mhz, o_.latency,
+                  o_.jitter, o_.mem_latency, o_.cpl, o_.bp);
+    return "pcie-sim:// Verilated weft_pcie_top " + std::to_string(WEFT_PCIE_ROWS) + "x" +
+           std::to_string(WEFT_PCIE_COLS) + ", " + link + ", seed " + std::to_string(seed_) +
+           (trace_path_.empty() ? "" : ", waves " + trace_path_);
+  }
+
+  uint32_t csr_read(uint32_t off) override {
+    const uint64_t id = rc_->bar0_read(off);
+    for (int i = 0; i < 1000000; ++i) {
+      tick();
+      while (auto res = rc_->pop_bar0()) {
+        if (res->id != id) continue;  // posted writes delivered
+        if (res->status != sim::tlp::kStatusSc) {
+          throw std::invalid_argument(
+              "CSR read of offset " + hex(off) + " answered " +
+              (res->status == sim::tlp::kStatusUr
+                   ? "UR (Unsupported Request: not a BAR0 register)"
+                   : "CA (Completer Abort: the device's AXI4-Lite slave answered SLVERR or "
+                     "DECERR)"));
+        }
+        return res->data;
+      }
+    }
+    throw std::runtime_error("BAR0 read of offset " + std::to_string(off) + " not completed");
+  }
+
+  // Posted: the MWr is queued on the link; later reads are ordered behind it.
+  void csr_write(uint32_t off, uint32_t v) override { rc_->bar0_write(off, v); }
+
+  void mem_write(uint64_t a, const void* s, size_t n) override {
+    host_writing_ = true;
+    mem_.write(a, s, n);
+    host_writing_ = false;
+  }
+  void mem_read(uint64_t a, void* d, size_t n) override { mem_.read(a, d, n); }
+  uint64_t cycle() const override { return cycle_; }
+
+  uint64_t run(uint64_t max_cycles, const std::function<bool()>& stop) override {
+    uint64_t n = 0;
+    for (; n < max_cycles; ++n) {
+      if (stop && stop()) break;
+      tick();
+    }
+    return n;
+  }
+
+  // Reads only: a PCIe write is posted, the device never hears of a failed one.
+  bool inject_bus_error(uint64_t lo, uint64_t hi, bool write, unsigned resp) override {
+    if (write) return false;
+    bus_faults_.push_back({resp == 3 ? sim::PcieFault::kUr : sim::PcieFault::kCa, lo, hi});
+    apply_faults();
+    return true;
+  }
+  void clear_bus_errors() override {
+    bus_faults_.clear();
+    apply_faults();
+  }
+  bool inject_link_fault(int kind, uint64_t lo, uint64_t hi) override {
+    if (kind < 1 || kind > 4) return false;
+    link_faults_.push_back({static_cast<sim::PcieFault>(kind), lo, hi});
+    apply_faults();
+    return true;
+  }
+  // Also ends the URI's random faults (fault_rate).
+  void clear_link_faults() override {
+    link_faults_.clear();
+    fault_rate_ = 0;
+    apply_faults();
+  }
+
+  std::vector<std::pair<uint64_t, uint64_t>> take_device_writes() override {
+    return std::exchange(dev_writes_, {});
+  }
+
+  std::string explain_error(uint32_t code) override {
+    if (code != 7 && code != 8 && code != 11) return {};  // SLVERR, DECERR, SIMT
+    const uint32_t err = csr_read(kLinkErr);
+    const uint32_t kind = err & 0xf;
+    if (kind == 0) return {};
+    const uint64_t addr = csr_read(kLinkErrAddrLo) | (uint64_t{csr_read(kLinkErrAddrHi)} << 32);
+    return std::string(link_error_name(kind)) + ", tag " + std::to_string((err >> 8) & 0xff) +
+           ", address " + hex(addr);
+  }
+  void on_queue_reset() override { csr_write(kLinkErr, 0xffffffffu); }
+
+  std::vector<std::pair<std::string, uint64_t>> link_stats() override {
+    const auto& s = rc_->stats();
+    std::vector<std::pair<std::string, uint64_t>> v = {
+        {"tags_total", tags_total_},
+        {"tags_free", csr_read(kLinkTagsFree)},
+        {"mrd", csr_read(kLinkMrd)},
+        {"mwr", csr_read(kLinkMwr)},
+        {"msi", s.msi},
+        {"msi_sent", csr_read(kLinkMsi)},
+        {"cpl_bad", csr_read(kLinkCplBad)},
+        {"rx_bad", csr_read(kLinkRxBad)},
+        {"link_bytes_rx", s.wire_bytes_rx},
+        {"link_bytes_tx", s.wire_bytes_tx},
+        {"payload_bytes_rx", s.payload_bytes_rx},
+        {"payload_bytes_tx", s.payload_bytes_tx},
+        {"link_peak_bytes_per_cycle",
+         static_cast<uint64_t>(std::floor(rc_->peak_bytes_per_cycle()))},
+        {"link_peak_millibytes_per_cycle",
+         static_cast<uint64_t>(std::llround(rc_->peak_bytes_per_cycle() * 1000))},
+        {"faults", s.faults},
+        {"faults_drop", s.faults_by_kind[1]},
+        {"faults_ur", s.faults_by_kind[2]},
+        {"faults_ca", s.faults_by_kind[3]},
+        {"faults_poison", s.faults_by_kind[4]},
+    };
+    return v;
+  }
+
+ private:
+  struct Fault {
+    sim::PcieFault kind;
+    uint64_t lo, hi;
+  };
+
+  void apply_faults() {
+    rc_->clear_faults();
+    for (const auto& f : link_faults_) rc_->add_fault(f.kind, f.lo, f.hi);
+    for (const auto& f : bus_faults_) rc_->add_fault(f.kind, f.lo, f.hi);
+    if (fault_rate_ > 0) rc_->set_random_faults(random_fault_, fault_rate_);
+  }
+
+  static std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+  }
+
+  // One clock cycle with the Weft tick protocol.
+  void tick() {
+    rc_->drive();
+    dut_->eval();
+    rc_->sample();
+    edge();
+  }
+
+  void edge() {
+    dut_->clk_i = 1;
+    dut_->eval();
+    ctx_->timeInc(5);
+    if (fst_) fst_->dump(ctx_->time());
+    dut_->clk_i = 0;
+    dut_->eval();
+    ctx_->timeInc(5);
+    if (fst_) fst_->dump(ctx_->time());
+    ++cycle_;
+    if (ctx_->gotError()) {
+      throw std::runtime_error("Verilator reported an error (failed assertion) at cycle " +
+                               std::to_string(cycle_));
+    }
+    if (rc_ && rc_->violations().size() != violations_seen_) {
+      violations_seen_ = rc_->violations().size();
+      throw std::runtime_error("TLP rule violation by weft_pcie_top: " + rc_->violations().back());
+    }
+  }
+
+  sim::PcieRcOptions o_;
+  uint64_t seed_ = 1;
+  double fault_rate_ = 0;
+  sim::PcieFault random_fault_ = sim::PcieFault::kNone;
+  std::string trace_path_;
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Model> dut_;
+  std::unique_ptr<VerilatedFstC> fst_;
+  sim::HostMemory mem_;
+  std::unique_ptr<sim::PcieRc<Model>> rc_;
+  std::vector<Fault> link_faults_, bus_faults_;
+  uint64_t tags_total_ = 0;
+  bool host_writing_ = false;
+  std::vector<std::pair<uint64_t, uint64_t>> dev_writes_;
+  size_t violations_seen_ = 0;
+  uint64_t cycle_ = 0;
+};
+
+}  // namespace
+}  // namespace weft::detail
+
+extern "C" __attribute__((visibility("default"))) weft::detail::Backend* weft_create_sim_backend(
+    const weft::detail::Options* opts, char* err, size_t err_len) {
+  try {
+    return new weft::detail::PcieBackend(*opts);
+  } catch (const std::exception& e) {
+    std::snprintf(err, err_len, "%s", e.what());
+    return nullptr;
+  }
+}

@@ -15,7 +15,7 @@ module weft_pcie_top #(
   parameter int          SpadBanks     = 4,
   parameter int          NumWin        = 4,
   parameter int          MaxBurst      = 16,
-  parameter int          MaxRdOut      = 8,
+  parameter int          MaxRdOut      = 24,   // a link of ~100-cycle latency needs ~3 KiB of reads in flight
   parameter int          Inflight      = 16,
   parameter int          SimtWarps     = 4,
   parameter int          SimtThreads   = 8,

@@ -356,8 +356,11 @@ void DeviceImpl::wr(uint32_t off, uint32_t v) {
 }
 
 std::string DeviceImpl::description() const {
-  return uri_ + " — " + be_->description() + "; arena " + hex(arena_base_) + " + " +
-         std::to_string(arena_size_ >> 20) + " MiB, ring " + std::to_string(ring_entries_) +
+  const std::string size = arena_size_ % (1u << 20) == 0
+                               ? std::to_string(arena_size_ >> 20) + " MiB"
+                               : std::to_string(arena_size_ >> 10) + " KiB";
+  return uri_ + " — " + be_->description() + "; arena " + hex(arena_base_) + " + " + size +
+         ", ring " + std::to_string(ring_entries_) +
          " entries";
 }
 
@@ -706,6 +709,8 @@ uint64_t Device::cycle() const { return impl_->be().cycle(); }
 void Device::run(uint64_t cycles) {
   try {
     impl_->be().run(cycles, {});
+  } catch (const Error&) {
+    throw;
   } catch (const std::exception& e) {
     throw Error(Errc::kSimulation, std::string("the simulated device failed: ") + e.what());
   }

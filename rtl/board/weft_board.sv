@@ -1,0 +1,156 @@
+// weft_board: the Weft device on a board with a serial line (docs/host-interfaces.md 2.4):
+// weft_uart_bridge (requests on uart_rx_i / uart_tx_o) -> weft_top's registers (AXI4-Lite) and
+// weft_board_mem (the device's host memory, at 0x8000_0000 on weft_top's AXI4 master and on the
+// bridge's word port). The device's DMA windows must point into the board memory.
+//
+// LEDs: [0] heartbeat (toggles every ClkHz/2 cycles), [1] device busy and [2] device error
+// (STATUS, polled by the bridge), [3] irq, [4] UART receive and [5] transmit activity (stretched
+// to about 50 ms), [6] a bad frame was seen since reset, [7] 0 (free for the board top).
+module weft_board #(
+  parameter int Rows          = 8,
+  parameter int Cols          = 8,
+  parameter int AccDepth      = 256,
+  parameter int SpadLines     = 2048,
+  parameter int SpadBanks     = 4,
+  parameter int SimtWarps     = 4,
+  parameter int SimtThreads   = 8,
+  parameter int SimtBanks     = 8,
+  parameter int SimtDmemBytes = 16384,
+  parameter int SimtImemWords = 2048,
+  parameter int HostMemBytes  = 65536,
+  parameter int ClksPerBit    = 50,
+  parameter int ClkHz         = 50_000_000,
+  localparam int MemAw        = $clog2(HostMemBytes)
+) (
+  input  logic       clk_i,
+  input  logic       rst_ni,
+  input  logic       uart_rx_i,
+  output logic       uart_tx_o,
+  output logic [7:0] led_o
+);
+
+  localparam int IdW   = 4;
+  localparam int AddrW = 64;
+  localparam int DataW = 128;
+
+  // ---------------------------------------------------------------- bridge <-> device CSRs
+  logic        axil_awvalid, axil_awready, axil_wvalid, axil_wready, axil_bvalid, axil_bready;
+  logic        axil_arvalid, axil_arready, axil_rvalid, axil_rready;
+  logic [11:0] axil_awaddr, axil_araddr;
+  logic [2:0]  axil_awprot, axil_arprot;
+  logic [31:0] axil_wdata, axil_rdata;
+  logic [3:0]  axil_wstrb;
+  logic [1:0]  axil_bresp, axil_rresp;
+  // bridge <-> board memory
+  logic             br_req, br_we, br_gnt, br_rvalid;
+  logic [MemAw-3:0] br_addr;
+  logic [31:0]      br_wdata, br_rdata;
+  // device <-> board memory
+  logic             awvalid, awready, wvalid, wready, wlast, bvalid, bready;
+  logic             arvalid, arready, rvalid, rready, rlast;
+  logic [IdW-1:0]   awid, bid, arid, rid;
+  logic [AddrW-1:0] awaddr, araddr;
+  logic [7:0]       awlen, arlen;
+  logic [2:0]       awsize, arsize, awprot, arprot;
+  logic [1:0]       awburst, arburst, bresp, rresp;
+  logic [3:0]       awcache, arcache;
+  logic [DataW-1:0] wdata, rdata;
+  logic [DataW/8-1:0] wstrb;
+  logic             irq;
+  logic             dev_busy, dev_error, rx_active, tx_active, bad_frame;
+
+  weft_uart_bridge #(
+    .ClksPerBit(ClksPerBit), .ClkHz(ClkHz), .HostMemBytes(HostMemBytes)
+  ) u_bridge (
+    .clk_i, .rst_ni, .uart_rx_i, .uart_tx_o,
+    .m_axil_awvalid(axil_awvalid), .m_axil_awready(axil_awready), .m_axil_awaddr(axil_awaddr),
+    .m_axil_awprot(axil_awprot), .m_axil_wvalid(axil_wvalid), .m_axil_wready(axil_wready),
+    .m_axil_wdata(axil_wdata), .m_axil_wstrb(axil_wstrb), .m_axil_bvalid(axil_bvalid),
+    .m_axil_bready(axil_bready), .m_axil_bresp(axil_bresp), .m_axil_arvalid(axil_arvalid),
+    .m_axil_arready(axil_arready), .m_axil_araddr(axil_araddr), .m_axil_arprot(axil_arprot),
+    .m_axil_rvalid(axil_rvalid), .m_axil_rready(axil_rready), .m_axil_rdata(axil_rdata),
+    .m_axil_rresp(axil_rresp),
+    .mem_req_o(br_req), .mem_we_o(br_we), .mem_addr_o(br_addr), .mem_wdata_o(br_wdata),
+    .mem_gnt_i(br_gnt), .mem_rvalid_i(br_rvalid), .mem_rdata_i(br_rdata),
+    .dev_busy_o(dev_busy), .dev_error_o(dev_error), .rx_active_o(rx_active),
+    .tx_active_o(tx_active), .bad_frame_o(bad_frame));
+
+  weft_top #(
+    .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .DataW(DataW), .AddrW(AddrW), .IdW(IdW),
+    .SpadLines(SpadLines), .SpadBanks(SpadBanks), .SimtWarps(SimtWarps),
+    .SimtThreads(SimtThreads), .SimtBanks(SimtBanks), .SimtDmemBytes(SimtDmemBytes),
+    .SimtImemWords(SimtImemWords)
+  ) u_top (
+    .clk_i, .rst_ni,
+    .s_axil_awvalid(axil_awvalid), .s_axil_awready(axil_awready), .s_axil_awaddr(axil_awaddr),
+    .s_axil_awprot(axil_awprot), .s_axil_wvalid(axil_wvalid), .s_axil_wready(axil_wready),
+    .s_axil_wdata(axil_wdata), .s_axil_wstrb(axil_wstrb), .s_axil_bvalid(axil_bvalid),
+    .s_axil_bready(axil_bready), .s_axil_bresp(axil_bresp), .s_axil_arvalid(axil_arvalid),
+    .s_axil_arready(axil_arready), .s_axil_araddr(axil_araddr), .s_axil_arprot(axil_arprot),
+    .s_axil_rvalid(axil_rvalid), .s_axil_rready(axil_rready), .s_axil_rdata(axil_rdata),
+    .s_axil_rresp(axil_rresp),
+    .m_axi_awvalid(awvalid), .m_axi_awready(awready), .m_axi_awid(awid), .m_axi_awaddr(awaddr),
+    .m_axi_awlen(awlen), .m_axi_awsize(awsize), .m_axi_awburst(awburst),
+    .m_axi_awcache(awcache), .m_axi_awprot(awprot), .m_axi_wvalid(wvalid),
+    .m_axi_wready(wready), .m_axi_wdata(wdata), .m_axi_wstrb(wstrb), .m_axi_wlast(wlast),
+    .m_axi_bvalid(bvalid), .m_axi_bready(bready), .m_axi_bid(bid), .m_axi_bresp(bresp),
+    .m_axi_arvalid(arvalid), .m_axi_arready(arready), .m_axi_arid(arid), .m_axi_araddr(araddr),
+    .m_axi_arlen(arlen), .m_axi_arsize(arsize), .m_axi_arburst(arburst),
+    .m_axi_arcache(arcache), .m_axi_arprot(arprot), .m_axi_rvalid(rvalid),
+    .m_axi_rready(rready), .m_axi_rid(rid), .m_axi_rdata(rdata), .m_axi_rresp(rresp),
+    .m_axi_rlast(rlast),
+    .irq_o(irq));
+
+  weft_board_mem #(.HostMemBytes(HostMemBytes), .IdW(IdW), .AddrW(AddrW)) u_mem (
+    .clk_i, .rst_ni,
+    .s_axi_awvalid(awvalid), .s_axi_awready(awready), .s_axi_awid(awid), .s_axi_awaddr(awaddr),
+    .s_axi_awlen(awlen), .s_axi_awsize(awsize), .s_axi_awburst(awburst),
+    .s_axi_awcache(awcache), .s_axi_awprot(awprot), .s_axi_wvalid(wvalid),
+    .s_axi_wready(wready), .s_axi_wdata(wdata), .s_axi_wstrb(wstrb), .s_axi_wlast(wlast),
+    .s_axi_bvalid(bvalid), .s_axi_bready(bready), .s_axi_bid(bid), .s_axi_bresp(bresp),
+    .s_axi_arvalid(arvalid), .s_axi_arready(arready), .s_axi_arid(arid), .s_axi_araddr(araddr),
+    .s_axi_arlen(arlen), .s_axi_arsize(arsize), .s_axi_arburst(arburst),
+    .s_axi_arcache(arcache), .s_axi_arprot(arprot), .s_axi_rvalid(rvalid),
+    .s_axi_rready(rready), .s_axi_rid(rid), .s_axi_rdata(rdata), .s_axi_rresp(rresp),
+    .s_axi_rlast(rlast),
+    .br_req_i(br_req), .br_we_i(br_we), .br_addr_i(br_addr), .br_wdata_i(br_wdata),
+    .br_gnt_o(br_gnt), .br_rvalid_o(br_rvalid), .br_rdata_o(br_rdata));
+
+  // ---------------------------------------------------------------- LEDs
+  localparam int HalfSec = (ClkHz / 2 > 1) ? ClkHz / 2 : 2;
+  localparam int Stretch = (ClkHz / 20 > 1) ? ClkHz / 20 : 2;
+  localparam int HbW     = $clog2(HalfSec);
+  localparam int StW     = $clog2(Stretch + 1);
+
+  logic [HbW-1:0] hb_cnt_q, hb_cnt_d;
+  logic           hb_q, hb_d;
+  logic [StW-1:0] rx_st_q, rx_st_d, tx_st_q, tx_st_d;
+
+  always_comb begin
+    hb_cnt_d = hb_cnt_q + 1'b1;
+    hb_d     = hb_q;
+    if (hb_cnt_q == HbW'(HalfSec - 1)) begin
+      hb_cnt_d = '0;
+      hb_d     = !hb_q;
+    end
+    rx_st_d = rx_active ? StW'(Stretch) : (rx_st_q != '0) ? rx_st_q - 1'b1 : rx_st_q;
+    tx_st_d = tx_active ? StW'(Stretch) : (tx_st_q != '0) ? tx_st_q - 1'b1 : tx_st_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      hb_cnt_q <= '0;
+      hb_q     <= 1'b0;
+      rx_st_q  <= '0;
+      tx_st_q  <= '0;
+    end else begin
+      hb_cnt_q <= hb_cnt_d;
+      hb_q     <= hb_d;
+      rx_st_q  <= rx_st_d;
+      tx_st_q  <= tx_st_d;
+    end
+  end
+
+  assign led_o = {1'b0, bad_frame, tx_st_q != '0, rx_st_q != '0, irq, dev_error, dev_busy, hb_q};
+
+endmodule

@@ -8,9 +8,6 @@
 // URI options: array=RxC, lanes=N, gts=R, clock_mhz=F, latency=N, jitter=N, mem_latency=N,
 // cpl=N, bp=P, fault=drop|ur|ca|poison with fault_rate=P, cpl_timeout=N (written to
 // LINK_CPL_TIMEOUT at open), seed=N, trace=file.fst.
-#include <verilated.h>
-#include <verilated_fst_c.h>
-
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -19,9 +16,7 @@
 #include <string>
 
 #include WEFT_PCIE_HEADER
-#include "backend.hpp"
-#include "uri_options.hpp"
-#include "weft/sim/host_memory.hpp"
+#include "verilated_backend.hpp"
 #include "weft/sim/pcie_rc.hpp"
 
 namespace weft::detail {
@@ -49,18 +44,13 @@ const char* link_error_name(uint32_t kind) {
   return "unknown link error";
 }
 
-class PcieBackend final : public Backend {
+class PcieBackend final : public VerilatedBackend<Model> {
  public:
-  explicit PcieBackend(const Options& opts) {
-    OptionReader r(opts);
-    uint32_t rows = WEFT_PCIE_ROWS, cols = WEFT_PCIE_COLS;
-    r.array("array", &rows, &cols);
-    if (rows != WEFT_PCIE_ROWS || cols != WEFT_PCIE_COLS) {
-      throw std::invalid_argument("this plugin simulates a " + std::to_string(WEFT_PCIE_ROWS) +
-                                  "x" + std::to_string(WEFT_PCIE_COLS) +
-                                  " device, not array=" + std::to_string(rows) + "x" +
-                                  std::to_string(cols));
-    }
+  explicit PcieBackend(const Options& opts) : PcieBackend(OptionReader(opts)) {}
+
+ private:
+  explicit PcieBackend(OptionReader&& r)
+      : VerilatedBackend<Model>(r, WEFT_PCIE_ROWS, WEFT_PCIE_COLS) {
     o_.lanes = static_cast<unsigned>(r.u64("lanes", 4, 1, 32));
     o_.gts = r.f64("gts", 8.0, 0.1, 64.0);
     o_.clock_mhz = r.f64("clock_mhz", 250.0, 1.0, 5000.0);
@@ -72,7 +62,6 @@ class PcieBackend final : public Backend {
     o_.bp = r.f64("bp", 0.0, 0.0, 0.95);
     o_.msi_base = kMsiAddr;
     o_.msi_size = 4;
-    seed_ = r.u64("seed", 1);
     o_.seed = seed_ * 2 + 1;
     const std::string fault = r.str("fault", "");
     fault_rate_ = r.f64("fault_rate", 0.0, 0.0, 1.0);
@@ -91,37 +80,13 @@ class PcieBackend final : public Backend {
     }
     const bool has_timeout = r.has("cpl_timeout");
     const uint64_t cpl_timeout = r.u64("cpl_timeout", 100000, 16, 0xffffffffu);
-    trace_path_ = r.str("trace", "");
     r.check_all_used("pcie-sim",
                      "array=RxC lanes=N gts=R clock_mhz=F latency=N jitter=N mem_latency=N cpl=N "
                      "bp=P fault=drop|ur|ca|poison fault_rate=P cpl_timeout=N seed=N "
                      "trace=file.fst (and the device options mem, membase, ring, timeout)");
 
-    ctx_ = std::make_unique<VerilatedContext>();
-    ctx_->fatalOnError(false);
-    ctx_->randReset(2);
-    ctx_->randSeed(static_cast<int>(seed_ & 0x7fffffff));
-    if (!trace_path_.empty()) ctx_->traceEverOn(true);
-    dut_ = std::make_unique<Model>(ctx_.get(), "top");
-    if (!trace_path_.empty()) {
-      fst_ = std::make_unique<VerilatedFstC>();
-      dut_->trace(fst_.get(), 99);
-      fst_->open(trace_path_.c_str());
-    }
     rc_ = std::make_unique<sim::PcieRc<Model>>(*dut_, mem_, o_);
-    mem_.on_write([this](uint64_t a, uint64_t n) {
-      if (!host_writing_) dev_writes_.emplace_back(a, n);
-    });
-    // Reset: asynchronous assert, 8 cycles with the root complex idle, release.
-    dut_->clk_i = 0;
-    dut_->rst_ni = 1;
-    dut_->eval();
-    dut_->rst_ni = 0;
-    dut_->eval();
-    for (int i = 0; i < 8; ++i) edge();
-    dut_->rst_ni = 1;
-    dut_->eval();
-    for (int i = 0; i < 2; ++i) tick();
+    reset();
 
     const uint32_t id = csr_read(kLinkId);
     if (id != kLinkIdValue) {
@@ -136,11 +101,7 @@ class PcieBackend final : public Backend {
     apply_faults();
   }
 
-  ~PcieBackend() override {
-    Verilated::threadContextp(ctx_.get());
-    dut_->final();
-    if (fst_) fst_->close();
-  }
+ public:
 
   std::string description() const override {
     char link[160];
@@ -151,7 +112,7 @@ class PcieBackend final : public Backend {
                   o_.jitter, o_.mem_latency, o_.cpl, o_.bp);
     return "pcie-sim:// Verilated weft_pcie_top " + std::to_string(WEFT_PCIE_ROWS) + "x" +
            std::to_string(WEFT_PCIE_COLS) + ", " + link + ", seed " + std::to_string(seed_) +
-           (trace_path_.empty() ? "" : ", waves " + trace_path_);
+           waves_note();
   }
 
   uint32_t csr_read(uint32_t off) override {
@@ -177,23 +138,6 @@ class PcieBackend final : public Backend {
   // Posted: the MWr is queued on the link; later reads are ordered behind it.
   void csr_write(uint32_t off, uint32_t v) override { rc_->bar0_write(off, v); }
 
-  void mem_write(uint64_t a, const void* s, size_t n) override {
-    host_writing_ = true;
-    mem_.write(a, s, n);
-    host_writing_ = false;
-  }
-  void mem_read(uint64_t a, void* d, size_t n) override { mem_.read(a, d, n); }
-  uint64_t cycle() const override { return cycle_; }
-
-  uint64_t run(uint64_t max_cycles, const std::function<bool()>& stop) override {
-    uint64_t n = 0;
-    for (; n < max_cycles; ++n) {
-      if (stop && stop()) break;
-      tick();
-    }
-    return n;
-  }
-
   // Reads only: a PCIe write is posted, the device never hears of a failed one.
   bool inject_bus_error(uint64_t lo, uint64_t hi, bool write, unsigned resp) override {
     if (write) return false;
@@ -216,10 +160,6 @@ class PcieBackend final : public Backend {
     link_faults_.clear();
     fault_rate_ = 0;
     apply_faults();
-  }
-
-  std::vector<std::pair<uint64_t, uint64_t>> take_device_writes() override {
-    return std::exchange(dev_writes_, {});
   }
 
   std::string explain_error(uint32_t code) override {
@@ -280,50 +220,21 @@ class PcieBackend final : public Backend {
     return b;
   }
 
-  // One clock cycle with the Weft tick protocol.
-  void tick() {
-    rc_->drive();
-    dut_->eval();
-    rc_->sample();
-    edge();
-  }
-
-  void edge() {
-    dut_->clk_i = 1;
-    dut_->eval();
-    ctx_->timeInc(5);
-    if (fst_) fst_->dump(ctx_->time());
-    dut_->clk_i = 0;
-    dut_->eval();
-    ctx_->timeInc(5);
-    if (fst_) fst_->dump(ctx_->time());
-    ++cycle_;
-    if (ctx_->gotError()) {
-      throw std::runtime_error("Verilator reported an error (failed assertion) at cycle " +
-                               std::to_string(cycle_));
-    }
-    if (rc_ && rc_->violations().size() != violations_seen_) {
-      violations_seen_ = rc_->violations().size();
-      throw std::runtime_error("TLP rule violation by weft_pcie_top: " + rc_->violations().back());
-    }
+  void drive_models() override { rc_->drive(); }
+  void sample_models() override { rc_->sample(); }
+  std::string check_models() override {
+    if (!rc_ || rc_->violations().size() == violations_seen_) return {};
+    violations_seen_ = rc_->violations().size();
+    return "TLP rule violation by weft_pcie_top: " + rc_->violations().back();
   }
 
   sim::PcieRcOptions o_;
-  uint64_t seed_ = 1;
   double fault_rate_ = 0;
   sim::PcieFault random_fault_ = sim::PcieFault::kNone;
-  std::string trace_path_;
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Model> dut_;
-  std::unique_ptr<VerilatedFstC> fst_;
-  sim::HostMemory mem_;
   std::unique_ptr<sim::PcieRc<Model>> rc_;
   std::vector<Fault> link_faults_, bus_faults_;
   uint64_t tags_total_ = 0;
-  bool host_writing_ = false;
-  std::vector<std::pair<uint64_t, uint64_t>> dev_writes_;
   size_t violations_seen_ = 0;
-  uint64_t cycle_ = 0;
 };
 
 }  // namespace
@@ -331,10 +242,5 @@ class PcieBackend final : public Backend {
 
 extern "C" __attribute__((visibility("default"))) weft::detail::Backend* weft_create_sim_backend(
     const weft::detail::Options* opts, char* err, size_t err_len) {
-  try {
-    return new weft::detail::PcieBackend(*opts);
-  } catch (const std::exception& e) {
-    std::snprintf(err, err_len, "%s", e.what());
-    return nullptr;
-  }
+  return weft::detail::create_plugin_backend<weft::detail::PcieBackend>(opts, err, err_len);
 }

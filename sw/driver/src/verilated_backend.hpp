@@ -1,0 +1,161 @@
+// The common part of the Verilated plugins (sim:// in sim_backend.cpp, pcie-sim:// in
+// pcie_backend.cpp): the Verilator context and waves, the reset sequence, the clock with the
+// Weft tick protocol, host memory with the log of the device's writes, and the exported factory.
+// A plugin derives from VerilatedBackend<Model>, creates its bus models in its constructor, then
+// calls reset(); it supplies drive_models() / sample_models() (one cycle of its bus models) and
+// may report a protocol violation from check_models() after every edge.
+#pragma once
+
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend.hpp"
+#include "uri_options.hpp"
+#include "weft/sim/host_memory.hpp"
+
+namespace weft::detail {
+
+template <class Model>
+class VerilatedBackend : public Backend {
+ public:
+  ~VerilatedBackend() override {
+    Verilated::threadContextp(ctx_.get());
+    dut_->final();
+    if (fst_) fst_->close();
+  }
+
+  void mem_write(uint64_t a, const void* s, size_t n) override {
+    host_writing_ = true;
+    mem_.write(a, s, n);
+    host_writing_ = false;
+  }
+  void mem_read(uint64_t a, void* d, size_t n) override { mem_.read(a, d, n); }
+  uint64_t cycle() const override { return cycle_; }
+
+  uint64_t run(uint64_t max_cycles, const std::function<bool()>& stop) override {
+    uint64_t n = 0;
+    for (; n < max_cycles; ++n) {
+      if (stop && stop()) break;
+      tick();
+    }
+    return n;
+  }
+
+  std::vector<std::pair<uint64_t, uint64_t>> take_device_writes() override {
+    return std::exchange(dev_writes_, {});
+  }
+
+ protected:
+  // Checks array=RxC against this build, reads seed= and trace=, creates the model (with waves
+  // when asked) and starts logging the device's host-memory writes.
+  VerilatedBackend(OptionReader& r, uint32_t rows, uint32_t cols) {
+    uint32_t want_rows = rows, want_cols = cols;
+    r.array("array", &want_rows, &want_cols);
+    if (want_rows != rows || want_cols != cols) {
+      throw std::invalid_argument("this plugin simulates a " + std::to_string(rows) + "x" +
+                                  std::to_string(cols) + " device, not array=" +
+                                  std::to_string(want_rows) + "x" + std::to_string(want_cols));
+    }
+    seed_ = r.u64("seed", 1);
+    trace_path_ = r.str("trace", "");
+    ctx_ = std::make_unique<VerilatedContext>();
+    ctx_->fatalOnError(false);
+    ctx_->randReset(2);
+    ctx_->randSeed(static_cast<int>(seed_ & 0x7fffffff));
+    if (!trace_path_.empty()) ctx_->traceEverOn(true);
+    dut_ = std::make_unique<Model>(ctx_.get(), "top");
+    if (!trace_path_.empty()) {
+      fst_ = std::make_unique<VerilatedFstC>();
+      dut_->trace(fst_.get(), 99);
+      fst_->open(trace_path_.c_str());
+    }
+    mem_.on_write([this](uint64_t a, uint64_t n) {
+      if (!host_writing_) dev_writes_.emplace_back(a, n);
+    });
+  }
+
+  virtual void drive_models() = 0;
+  virtual void sample_models() = 0;
+  // A protocol violation seen by the bus models, else "" (checked after every edge).
+  virtual std::string check_models() { return {}; }
+
+  // A falling edge of rst_ni (asynchronous reset), 8 clock cycles with the bus models idle (they
+  // only drive their idle outputs), release, 2 cycles.
+  void reset() {
+    dut_->clk_i = 0;
+    dut_->rst_ni = 1;
+    drive_models();
+    dut_->eval();
+    dut_->rst_ni = 0;
+    dut_->eval();
+    for (int i = 0; i < 8; ++i) edge();
+    dut_->rst_ni = 1;
+    dut_->eval();
+    for (int i = 0; i < 2; ++i) tick();
+  }
+
+  // One clock cycle with the Weft tick protocol: models drive, evaluate, models sample, edge.
+  void tick() {
+    drive_models();
+    dut_->eval();
+    sample_models();
+    edge();
+  }
+
+  std::string waves_note() const { return trace_path_.empty() ? "" : ", waves " + trace_path_; }
+
+  uint64_t seed_ = 1;
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Model> dut_;
+  sim::HostMemory mem_;
+
+ private:
+  // One clock edge pair (rising, falling) with waves, then the checks.
+  void edge() {
+    dut_->clk_i = 1;
+    dut_->eval();
+    ctx_->timeInc(5);
+    if (fst_) fst_->dump(ctx_->time());
+    dut_->clk_i = 0;
+    dut_->eval();
+    ctx_->timeInc(5);
+    if (fst_) fst_->dump(ctx_->time());
+    ++cycle_;
+    if (ctx_->gotError()) {
+      throw std::runtime_error("Verilator reported an error (failed assertion) at cycle " +
+                               std::to_string(cycle_));
+    }
+    if (std::string v = check_models(); !v.empty()) {
+      throw std::runtime_error(v + " (cycle " + std::to_string(cycle_) + ")");
+    }
+  }
+
+  std::string trace_path_;
+  std::unique_ptr<VerilatedFstC> fst_;
+  bool host_writing_ = false;
+  std::vector<std::pair<uint64_t, uint64_t>> dev_writes_;
+  uint64_t cycle_ = 0;
+};
+
+// The factory a plugin exports (kCreateBackendSymbol): constructs `Impl` from the options, or
+// returns nullptr with the reason in err.
+template <class Impl>
+Backend* create_plugin_backend(const Options* opts, char* err, size_t err_len) {
+  try {
+    return new Impl(*opts);
+  } catch (const std::exception& e) {
+    std::snprintf(err, err_len, "%s", e.what());
+    return nullptr;
+  }
+}
+
+}  // namespace weft::detail

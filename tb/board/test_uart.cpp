@@ -14,6 +14,7 @@
 #include "weft/golden/quant.hpp"
 #include "weft/tb/board_fixture.hpp"
 #include "weft/regs.hpp"
+#include "weft/tb/link_fault_checks.hpp"
 #include "weft/tb/options.hpp"
 #include "weft/weft.hpp"
 
@@ -21,11 +22,7 @@ namespace {
 
 using weft::Errc;
 
-std::map<std::string, uint64_t> stats(weft::Device& d) {
-  std::map<std::string, uint64_t> m;
-  for (const auto& [k, v] : d.link_stats()) m[k] = v;
-  return m;
-}
+using weft::tb::board::link_stats;
 
 // A random INT8 GEMM with INT32 output, compared element by element with weft::golden.
 void gemm_matches_golden(weft::Device& dev, std::mt19937_64& rng, int m, int n, int k) {
@@ -54,7 +51,7 @@ TEST(UartBoard, CapabilitiesAreTheBoards) {
   EXPECT_NE(dev.description().find(board->pty_path()), std::string::npos) << dev.description();
   auto rng = weft::tb::make_rng();
   gemm_matches_golden(dev, rng, 9, 10, 20);
-  auto s = stats(dev);
+  auto s = link_stats(dev);
   EXPECT_GT(s["frames"], 10u);
   EXPECT_GT(s["br_frames"], 10u);
   EXPECT_EQ(s["retries"], 0u);
@@ -99,33 +96,8 @@ TEST_P(UartFaults, GemmIsExactAndWritesRunOnce) {
   board->set_faults({}, {});
   std::printf("[board] %llu cycles in %.1f s\n", (unsigned long long)(board->cycles() - c0),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  auto s = stats(dev);
-  const auto a = board->faults_to_board(), b = board->faults_from_board();
-  std::printf("[faults] to board %llu B: %llu dropped %llu duplicated %llu flipped; from board "
-              "%llu B: %llu dropped %llu duplicated %llu flipped; retries %llu timeouts %llu "
-              "bad_responses %llu; bridge frames %llu crc_err %llu frame_err %llu dups %llu\n",
-              (unsigned long long)a.bytes, (unsigned long long)a.dropped,
-              (unsigned long long)a.duplicated, (unsigned long long)a.flipped,
-              (unsigned long long)b.bytes, (unsigned long long)b.dropped,
-              (unsigned long long)b.duplicated, (unsigned long long)b.flipped,
-              (unsigned long long)s["retries"], (unsigned long long)s["timeouts"],
-              (unsigned long long)s["bad_responses"], (unsigned long long)s["br_frames"],
-              (unsigned long long)s["br_crc_err"], (unsigned long long)s["br_frame_err"],
-              (unsigned long long)s["br_dups"]);
-  const uint64_t to_faults = a.dropped + a.duplicated + a.flipped;
-  const uint64_t from_faults = b.dropped + b.duplicated + b.flipped;
-  EXPECT_EQ(to_faults > 0, fc.to.drop + fc.to.dup + fc.to.flip > 0);
-  EXPECT_EQ(from_faults > 0, fc.from.drop + fc.from.dup + fc.from.flip > 0);
-  EXPECT_GT(s["retries"], 0u);
-  // Damaged requests are dropped by the bridge and counted.
-  if (to_faults > 0) {
-    EXPECT_GT(s["br_crc_err"] + s["br_frame_err"], 0u);
-  }
-  // A lost or damaged response makes the host resend its request; resent WRITEs are answered
-  // from the stored status, not executed again (and the GEMM result shows nothing ran twice).
-  if (from_faults > 0) {
-    EXPECT_GT(s["br_dups"], 0u);
-  }
+  weft::tb::board::expect_faults_handled(dev, fc.to, fc.from, board->faults_to_board(),
+                                         board->faults_from_board());
   EXPECT_EQ(board->error(), "");
 }
 

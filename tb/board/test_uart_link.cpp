@@ -15,6 +15,7 @@
 #include "fake_board.hpp"
 #include "weft/sim/board_sim.hpp"
 #include "weft/regs.hpp"
+#include "weft/tb/link_fault_checks.hpp"
 #include "weft/tb/options.hpp"
 #include "weft/weft.hpp"
 
@@ -24,11 +25,7 @@ using weft::Errc;
 using weft::tb::board::FakeBoard;
 using Sim = weft::sim::BoardSim<FakeBoard>;
 
-std::map<std::string, uint64_t> stats(weft::Device& d) {
-  std::map<std::string, uint64_t> m;
-  for (const auto& [k, v] : d.link_stats()) m[k] = v;
-  return m;
-}
+using weft::tb::board::link_stats;
 
 std::unique_ptr<Sim> start(uint64_t seed) {
   FakeBoard::id_value = weft::uart::kBrIdValue;
@@ -73,7 +70,7 @@ TEST(UartLink, OpensAndMovesDataExactly) {
   EXPECT_EQ(dev.arena_size(), 65536u);
   EXPECT_NE(dev.description().find(sim->pty_path()), std::string::npos) << dev.description();
   exercise(dev, rng, 40);
-  auto s = stats(dev);
+  auto s = link_stats(dev);
   for (const char* k : {"frames", "retries", "timeouts", "bad_responses", "br_frames",
                         "br_crc_err", "br_frame_err", "br_dups"})
     EXPECT_TRUE(s.count(k)) << k;
@@ -98,30 +95,8 @@ TEST_P(UartLinkFaults, DataStaysExactAndWritesRunOnce) {
   sim->set_faults(fc.to, fc.from);
   exercise(dev, rng, 20);
   sim->set_faults({}, {});
-  auto s = stats(dev);
-  const auto a = sim->faults_to_board(), b = sim->faults_from_board();
-  std::printf("[faults] to board: %llu dropped %llu duplicated %llu flipped; from board: %llu "
-              "dropped %llu duplicated %llu flipped; retries %llu timeouts %llu bad_responses "
-              "%llu br_crc_err %llu br_frame_err %llu br_dups %llu\n",
-              (unsigned long long)a.dropped, (unsigned long long)a.duplicated,
-              (unsigned long long)a.flipped, (unsigned long long)b.dropped,
-              (unsigned long long)b.duplicated, (unsigned long long)b.flipped,
-              (unsigned long long)s["retries"], (unsigned long long)s["timeouts"],
-              (unsigned long long)s["bad_responses"], (unsigned long long)s["br_crc_err"],
-              (unsigned long long)s["br_frame_err"], (unsigned long long)s["br_dups"]);
-  const uint64_t to_faults = a.dropped + a.duplicated + a.flipped;
-  const uint64_t from_faults = b.dropped + b.duplicated + b.flipped;
-  EXPECT_EQ(to_faults > 0, fc.to.drop + fc.to.dup + fc.to.flip > 0);
-  EXPECT_EQ(from_faults > 0, fc.from.drop + fc.from.dup + fc.from.flip > 0);
-  EXPECT_GT(s["retries"], 0u);
-  if (to_faults > 0) {
-    EXPECT_GT(s["br_crc_err"] + s["br_frame_err"], 0u);
-  }
-  // A lost or damaged response makes the host resend an executed WRITE: the bridge answers it
-  // without executing it again.
-  if (from_faults > 0) {
-    EXPECT_GT(s["br_dups"], 0u);
-  }
+  weft::tb::board::expect_faults_handled(dev, fc.to, fc.from, sim->faults_to_board(),
+                                         sim->faults_from_board());
   EXPECT_EQ(FakeBoard::write_seq_repeats, repeats0);
 }
 

@@ -56,6 +56,19 @@ inline std::vector<Backend> backends() {
   return v;
 }
 
+// A small valid LOAD/STORE_SPAD transfer of buffer `b`: 2 rows of 32 bytes at scratchpad line
+// 100, line stride 2 (lines 100..103).
+inline weft::Transfer2d small_transfer(const weft::Buffer& b) {
+  weft::Transfer2d t;
+  t.host_addr = b.device_address();
+  t.row_bytes = 32;
+  t.rows = 2;
+  t.host_stride = 32;
+  t.spad_addr = 100;
+  t.spad_stride = 2;
+  return t;
+}
+
 inline std::string backend_name(const ::testing::TestParamInfo<Backend>& i) { return i.param.name; }
 
 // Opens the test's back end (seeded for the random ones, with waves under WEFT_TRACE=1).

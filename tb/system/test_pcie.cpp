@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backends.hpp"
 #include "weft/golden/quant.hpp"
 #include "weft/regs.hpp"
 #include "weft/tb/options.hpp"
@@ -24,6 +25,7 @@ namespace {
 using weft::Errc;
 using weft::ErrorCode;
 using weft::LinkFault;
+using weft::tb::system::small_transfer;
 
 // Completion timeout for the tests (cycles): well above a round trip (2 x 100 + 32 + a few TLPs)
 // so only dropped completions time out, short enough to keep the binary fast.
@@ -90,18 +92,6 @@ class PcieLink : public ::testing::Test {
     EXPECT_EQ(bad, 0u);
   }
 
-  // 64 bytes of 0x5a in a buffer, loaded into the scratchpad.
-  weft::Transfer2d operand(const weft::Buffer& b) {
-    weft::Transfer2d t;
-    t.host_addr = b.device_address();
-    t.row_bytes = 32;
-    t.rows = 2;
-    t.host_stride = 32;
-    t.spad_addr = 100;
-    t.spad_stride = 2;
-    return t;
-  }
-
   std::mt19937_64 rng_;
   std::unique_ptr<weft::Device> dev_;
 };
@@ -120,7 +110,7 @@ TEST_P(PcieFaults, LoadOperandFaultStopsTheQueueNamedByTheLinkThenResetRecovers)
   auto& q = dev_->queue();
   weft::Buffer b = dev_->alloc(4096);
   b.fill(0x5a);
-  const weft::Transfer2d t = operand(b);
+  const weft::Transfer2d t = small_transfer(b);
   q.wait(q.submit(weft::Descriptor::nop()));
   dev_->take_device_writes();
   dev_->inject_link_fault(fc.fault, b.device_address() + 16, b.device_address() + 32);
@@ -182,7 +172,7 @@ TEST_F(PcieLink, RandomFaultsAreEachNamedAndRecoveredFrom) {
     for (auto& x : data) x = static_cast<uint8_t>(rng_());
     src.write(0, data.data(), data.size());
     dst.fill(0);
-    weft::Transfer2d t = operand(src);
+    weft::Transfer2d t = small_transfer(src);
     try {
       const uint64_t i0 = q.submit(weft::Descriptor::load(t));
       t.host_addr = dst.device_address();

@@ -25,6 +25,7 @@ using weft::ErrorCode;
 
 using weft::tb::system::backend_name;
 using weft::tb::system::backends;
+using weft::tb::system::small_transfer;
 
 class System : public weft::tb::system::DeviceTest {
  protected:
@@ -398,17 +399,6 @@ class SystemErrors : public System {
     q.wait(i1);
     EXPECT_EQ(out.read<uint8_t>(16), std::vector<uint8_t>(16, 0x5a));
   }
-
-  weft::Transfer2d good_transfer(const weft::Buffer& b) {
-    weft::Transfer2d t;
-    t.host_addr = b.device_address();
-    t.row_bytes = 32;
-    t.rows = 2;
-    t.host_stride = 32;
-    t.spad_addr = 100;
-    t.spad_stride = 2;
-    return t;
-  }
 };
 
 TEST_P(SystemErrors, UnknownOpcodeIsReportedAndResetRecovers) {
@@ -417,7 +407,7 @@ TEST_P(SystemErrors, UnknownOpcodeIsReportedAndResetRecovers) {
 
 TEST_P(SystemErrors, ZeroAndOversizeDimensionsAreSizeErrors) {
   weft::Buffer b = dev_->alloc(4096);
-  weft::Transfer2d t = good_transfer(b);
+  weft::Transfer2d t = small_transfer(b);
   t.rows = 0;
   expect_error(weft::Descriptor::load(t), ErrorCode::kSize, "LOAD rows=0");
   weft::ComputeArgs c;
@@ -437,7 +427,7 @@ TEST_P(SystemErrors, ZeroAndOversizeDimensionsAreSizeErrors) {
 
 TEST_P(SystemErrors, AddressOutsideTheWindowIsAWindowError) {
   weft::Buffer b = dev_->alloc(4096);
-  weft::Transfer2d t = good_transfer(b);
+  weft::Transfer2d t = small_transfer(b);
   // Below the arena (read), and a store that would run past its end (write).
   t.host_addr = dev_->arena_base() - 4096;
   expect_error(weft::Descriptor::load(t), ErrorCode::kWindow, "LOAD below the arena", t.host_addr,
@@ -454,10 +444,10 @@ TEST_P(SystemErrors, AddressOutsideTheWindowIsAWindowError) {
 
 TEST_P(SystemErrors, MisalignedAndOutOfRangeOperandsAreNamed) {
   weft::Buffer b = dev_->alloc(4096);
-  weft::Transfer2d t = good_transfer(b);
+  weft::Transfer2d t = small_transfer(b);
   t.host_addr += 8;
   expect_error(weft::Descriptor::load(t), ErrorCode::kAlign, "LOAD host_addr + 8");
-  t = good_transfer(b);
+  t = small_transfer(b);
   t.spad_addr = dev_->caps().spad_lines - 1;
   expect_error(weft::Descriptor::load(t), ErrorCode::kSpadRange, "LOAD past the scratchpad");
   weft::ComputeArgs c;
@@ -472,7 +462,7 @@ TEST_P(SystemErrors, LinesOutsideTheThreeRegionsAreSpadRangeErrors) {
   ASSERT_TRUE(c.has_simt());
   const uint32_t dlines = c.simt_dmem_bytes / c.bus_bytes, ilines = c.simt_imem_bytes / c.bus_bytes;
   weft::Buffer b = dev_->alloc(4096);
-  weft::Transfer2d t = good_transfer(b);  // lines spad_addr .. spad_addr + 3
+  weft::Transfer2d t = small_transfer(b);  // lines spad_addr .. spad_addr + 3
   const auto both = [&](uint32_t line, const char* what) {
     t.spad_addr = line;
     expect_error(weft::Descriptor::load(t), ErrorCode::kSpadRange, what);
@@ -491,7 +481,7 @@ TEST_P(SystemErrors, LinesOutsideTheThreeRegionsAreSpadRangeErrors) {
   t.spad_stride = weft::kSimtDmemLine - t.spad_addr;
   expect_error(weft::Descriptor::load(t), ErrorCode::kSpadRange, "rows in two regions");
   // The instruction memory is write-only.
-  t = good_transfer(b);
+  t = small_transfer(b);
   t.spad_addr = weft::kSimtImemLine;
   expect_error(weft::Descriptor::store_spad(t), ErrorCode::kSpadRange,
                "STORE_SPAD from the instruction memory");
@@ -518,7 +508,7 @@ TEST_P(SystemErrors, SimtLaunchShapeBeyondCap3IsASizeError) {
 TEST_P(SystemErrors, InjectedSlverrIsReportedWithItsIndex) {
   if (GetParam().uart) GTEST_SKIP() << "a board's memory cannot inject bus errors";
   weft::Buffer b = dev_->alloc(4096);
-  weft::Transfer2d t = good_transfer(b);
+  weft::Transfer2d t = small_transfer(b);
   dev_->inject_bus_error(b.device_address() + 16, b.device_address() + 32, false, 2);
   expect_error(weft::Descriptor::load(t), ErrorCode::kSlverr, "LOAD from an SLVERR range",
                b.device_address(), b.device_address() + 64);

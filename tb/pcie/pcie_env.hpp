@@ -13,10 +13,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "weft/descriptor.hpp"
 #include "weft/regs.hpp"
 #include "weft/sim/host_memory.hpp"
 #include "weft/sim/pcie_rc.hpp"
+#include "weft/tb/device_queue.hpp"
 #include "weft/tb/harness.hpp"
 
 namespace weft::tb {
@@ -31,16 +31,14 @@ inline constexpr uint32_t kId = 0x1000, kCap = 0x1004, kCtrl = 0x1008, kTagsFree
 inline constexpr uint32_t kIdValue = 0x4B4E4C57;  // "WLNK"
 }  // namespace link
 
-inline constexpr uint32_t kCtrlEnable = 1u << 0;
-inline constexpr uint32_t kCtrlQreset = 1u << 1;
-inline constexpr uint32_t kStatusIdle = 1u << 0;
-inline constexpr uint32_t kStatusError = 1u << 1;
-inline constexpr uint32_t kStatusResetBusy = 1u << 2;
-
 template <class Model>
-class PcieEnv {
+class PcieEnv : public DeviceQueue<PcieEnv<Model>> {
  public:
-  explicit PcieEnv(sim::PcieRcOptions o) : rc(h.dut(), mem, o) { h.reset(); }
+  // Register polls every 64 cycles (each is a BAR0 round trip), waits of 400k cycles.
+  explicit PcieEnv(sim::PcieRcOptions o)
+      : DeviceQueue<PcieEnv<Model>>(64, 16, 400000), rc(h.dut(), mem, o) {
+    h.reset();
+  }
 
   void step() {
     rc.drive();
@@ -76,63 +74,9 @@ class PcieEnv {
   }
   void wr(uint32_t off, uint32_t v, uint8_t be = 0xf) { bar0(true, off, v, be); }
 
-  void set_window(int i, uint64_t base, uint64_t limit, bool read, bool write) {
-    wr(regs::kWinBaseLo[i], static_cast<uint32_t>(base));
-    wr(regs::kWinBaseHi[i], static_cast<uint32_t>(base >> 32));
-    wr(regs::kWinLimitLo[i], static_cast<uint32_t>(limit));
-    wr(regs::kWinLimitHi[i], static_cast<uint32_t>(limit >> 32));
-    wr(regs::kWinCtrl[i], (read ? 1u : 0u) | (write ? 2u : 0u));
-  }
-  void setup_ring(uint64_t base, unsigned log2, uint64_t cpl) {
-    ring_base = base;
-    ring_log2 = log2;
-    wr(regs::kRingBaseLo, static_cast<uint32_t>(base));
-    wr(regs::kRingBaseHi, static_cast<uint32_t>(base >> 32));
-    wr(regs::kRingSize, log2);
-    wr(regs::kCplAddrLo, static_cast<uint32_t>(cpl));
-    wr(regs::kCplAddrHi, static_cast<uint32_t>(cpl >> 32));
-    wr(regs::kCtrl, kCtrlEnable);
-  }
-  void put(Descriptor d) {
-    d.with_seq(tail);
-    const uint64_t slot = tail & ((uint64_t{1} << ring_log2) - 1);
-    for (int i = 0; i < 16; ++i) mem.store<uint32_t>(ring_base + slot * 64 + 4 * i, d.w[i]);
-    ++tail;
-  }
-  void doorbell() { wr(regs::kRingTail, tail); }
-  void submit(const Descriptor& d) {
-    put(d);
-    doorbell();
-  }
-
-  bool wait(const std::function<bool()>& pred, uint64_t timeout, uint64_t every = 64) {
-    for (uint64_t i = 0; i < timeout; i += every) {
-      if (pred()) return true;
-      steps(every);
-    }
-    return pred();
-  }
-  bool wait_completed(uint32_t n, uint64_t timeout = 400000) {
-    return wait([&] { return rd(regs::kCompleted) >= n; }, timeout);
-  }
-  bool wait_idle(uint64_t timeout = 400000) {
-    return wait([&] { return (rd(regs::kStatus) & kStatusIdle) != 0; }, timeout);
-  }
-  bool wait_error(uint64_t timeout = 400000) {
-    return wait([&] { return (rd(regs::kStatus) & kStatusError) != 0; }, timeout);
-  }
-  bool queue_reset(uint64_t timeout = 400000) {
-    wr(regs::kCtrl, kCtrlEnable | kCtrlQreset);
-    tail = 0;
-    return wait([&] { return (rd(regs::kStatus) & kStatusResetBusy) == 0; }, timeout, 16);
-  }
-
   Harness<Model> h;
   sim::HostMemory mem;
   sim::PcieRc<Model> rc;
-  uint64_t ring_base = 0;
-  unsigned ring_log2 = 0;
-  uint32_t tail = 0;
 
  private:
   std::map<uint64_t, sim::Bar0Result> done_;

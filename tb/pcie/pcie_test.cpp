@@ -78,7 +78,7 @@ class WEFT_SUITE : public ::testing::Test {
   // Every test: the tag pool is full again and the link rules held.
   void TearDown() override {
     if (!env) return;
-    EXPECT_TRUE(env->wait([&] { return env->rd(link::kTagsFree) == kNumTags; }, 200000))
+    EXPECT_TRUE(env->wait([&] { return env->rd(link::kTagsFree) == kNumTags; }, 200000, 64))
         << "LINK_TAGS_FREE " << env->rd(link::kTagsFree);
     for (const auto& v : env->rc.violations()) ADD_FAILURE() << "link rule: " << v;
     const auto& st = env->rc.stats();
@@ -154,7 +154,7 @@ class WEFT_SUITE : public ::testing::Test {
     EXPECT_EQ(env->rd(link::kErrAddrLo), static_cast<uint32_t>(bad & ~uint64_t{kMrdBytes - 1}));
     EXPECT_EQ(env->rd(link::kErrAddrHi), 0u);
     // Tags come back: the failed one at once, the others when their completions arrive.
-    EXPECT_TRUE(env->wait([&] { return env->rd(link::kTagsFree) == kNumTags; }, 100000));
+    EXPECT_TRUE(env->wait([&] { return env->rd(link::kTagsFree) == kNumTags; }, 100000, 64));
     EXPECT_GE(env->rc.stats().faults, 1u);
     // LINK_ERR: any write clears it and the address.
     env->wr(link::kErr, 0);

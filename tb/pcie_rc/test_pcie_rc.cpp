@@ -1,4 +1,4 @@
-// Unit tests of weft::sim::PcieRc (the root-complex model) against a test-local endpoint stub:
+// Unit tests of weft::sim::PcieRc (the root-complex model) against a scripted endpoint (the test plays the device side of the link):
 // completion splitting (Byte Count, Lower Address, RCB-aligned chunks) for odd addresses and
 // lengths, fault kinds, link bandwidth and latency accounting, ordering under jitter, BAR0
 // accesses, MSI, and the TLP checks. Expectations are worked out here byte by byte from the
@@ -33,7 +33,7 @@ struct Pins {
 };
 
 // A minimal endpoint: sends queued TLPs beat by beat on tx, collects what arrives on rx.
-struct Stub {
+struct ScriptedEndpoint {
   Pins pins;
   std::deque<std::array<uint32_t, 4>> tx_beats;
   std::deque<std::pair<bool, bool>> tx_marks;  // sop, eop per beat
@@ -87,23 +87,23 @@ struct Stub {
 };
 
 struct Bench {
-  explicit Bench(PcieRcOptions o = {}) : rc(stub.pins, mem, o) {}
+  explicit Bench(PcieRcOptions o = {}) : rc(ep.pins, mem, o) {}
   void tick() {
-    stub.drive();
+    ep.drive();
     rc.drive();
     rc.sample();
-    stub.sample();
+    ep.sample();
   }
   void run(uint64_t n) {
     for (uint64_t i = 0; i < n; ++i) tick();
   }
-  // Runs until the stub sent everything and the model is idle.
+  // Runs until the endpoint sent everything and the model is idle.
   uint64_t run_idle(uint64_t limit = 200000) {
     uint64_t i = 0;
-    for (; i < limit && (!stub.tx_beats.empty() || !rc.idle()); ++i) tick();
+    for (; i < limit && (!ep.tx_beats.empty() || !rc.idle()); ++i) tick();
     return i;
   }
-  Stub stub;
+  ScriptedEndpoint ep;
   weft::sim::HostMemory mem;
   PcieRc<Pins> rc;
 };
@@ -167,13 +167,13 @@ TEST(PcieRc, CompletionsSplitAtCplBoundaryWithByteCountAndLowerAddress) {
     for (const auto& [addr, n] : cases) {
       SCOPED_TRACE("cpl " + std::to_string(cpl) + " addr " + std::to_string(addr) + " bytes " +
                    std::to_string(n));
-      b.stub.received.clear();
-      b.stub.send(device_mrd(addr, n, 7));
+      b.ep.received.clear();
+      b.ep.send(device_mrd(addr, n, 7));
       b.run_idle();
       const auto exp = expected_cpls(addr, n, cpl);
-      ASSERT_EQ(b.stub.received.size(), exp.size());
+      ASSERT_EQ(b.ep.received.size(), exp.size());
       for (size_t k = 0; k < exp.size(); ++k) {
-        const Tlp& c = b.stub.received[k];
+        const Tlp& c = b.ep.received[k];
         EXPECT_TRUE(c.is_cpl() && c.has_data());
         EXPECT_EQ(c.status(), tlp::kStatusSc);
         EXPECT_EQ(c.tag(), 7);
@@ -202,11 +202,11 @@ TEST(PcieRc, FaultKindsAnswerAsSpecified) {
     Bench b;
     fill_pattern(b.mem, 0x1000, 0x1000);
     b.rc.add_fault(f, 0x1100, 0x1101);
-    b.stub.send(device_mrd(0x1000, 256, 1));  // does not touch the range
-    b.stub.send(device_mrd(0x10c0, 256, 2));  // touches it (0x1100)
+    b.ep.send(device_mrd(0x1000, 256, 1));  // does not touch the range
+    b.ep.send(device_mrd(0x10c0, 256, 2));  // touches it (0x1100)
     b.run_idle();
     std::vector<Tlp> t1, t2;
-    for (const auto& t : b.stub.received) (t.tag() == 1 ? t1 : t2).push_back(t);
+    for (const auto& t : b.ep.received) (t.tag() == 1 ? t1 : t2).push_back(t);
     EXPECT_EQ(t1.size(), 4u);
     for (const auto& t : t1) EXPECT_FALSE(t.poisoned());
     EXPECT_EQ(b.rc.stats().faults, 1u);
@@ -227,10 +227,10 @@ TEST(PcieRc, FaultKindsAnswerAsSpecified) {
         for (const auto& t : t2) EXPECT_TRUE(t.poisoned() && t.has_data());
     }
     b.rc.clear_faults();
-    b.stub.received.clear();
-    b.stub.send(device_mrd(0x10c0, 256, 2));
+    b.ep.received.clear();
+    b.ep.send(device_mrd(0x10c0, 256, 2));
     b.run_idle();
-    EXPECT_EQ(b.stub.received.size(), 4u);
+    EXPECT_EQ(b.ep.received.size(), 4u);
     EXPECT_TRUE(b.rc.violations().empty()) << b.rc.violations().front();
   }
 }
@@ -238,7 +238,7 @@ TEST(PcieRc, FaultKindsAnswerAsSpecified) {
 TEST(PcieRc, RandomFaultsHitAboutTheRate) {
   Bench b;
   b.rc.set_random_faults(PcieFault::kNone, 0.25);
-  for (int i = 0; i < 400; ++i) b.stub.send(device_mrd(0x2000 + 64 * (i % 32), 64, i % 32));
+  for (int i = 0; i < 400; ++i) b.ep.send(device_mrd(0x2000 + 64 * (i % 32), 64, i % 32));
   // (Tags cycle through 0..31 back to back; the tag checks are not the point here.)
   b.run_idle(2000000);
   const auto& s = b.rc.stats();
@@ -256,10 +256,10 @@ TEST(PcieRc, WriteStreamRunsAtLinkRateWithFramingOverhead) {
   const int n = 200;
   for (int i = 0; i < n; ++i) {
     std::vector<uint32_t> p(64, static_cast<uint32_t>(i));
-    b.stub.send(weft::sim::tlp_mem(true, 0x100000 + 256 * i, 64, 0xf, 0xf, 0x0100, 0, p));
+    b.ep.send(weft::sim::tlp_mem(true, 0x100000 + 256 * i, 64, 0xf, 0xf, 0x0100, 0, p));
   }
   uint64_t cycles = 0;
-  while (!b.stub.tx_beats.empty()) {
+  while (!b.ep.tx_beats.empty()) {
     b.tick();
     ++cycles;
   }
@@ -284,16 +284,16 @@ TEST(PcieRc, ReadRoundTripIsLatencyPlusSerialisation) {
   o.latency = 100;
   o.mem_latency = 32;
   Bench b(o);
-  b.stub.send(device_mrd(0x4000, 64, 3));
+  b.ep.send(device_mrd(0x4000, 64, 3));
   b.run_idle();
-  ASSERT_EQ(b.stub.received.size(), 1u);
+  ASSERT_EQ(b.ep.received.size(), 1u);
   const double bpc = b.rc.peak_bytes_per_cycle();
   // MRd beat accepted in cycle 0 (sample), its 24 wire bytes end at 24/bpc; the completion is
   // generated when the request has arrived + 32, serialised (12+12+64 B) and 100 cycles later
   // handed over (one cycle on the stream).
   const double t_req = std::ceil(24 / bpc) + 100;
   const double t_cpl = std::ceil(t_req + 1 + 32 + 88 / bpc) + 100;
-  EXPECT_NEAR(static_cast<double>(b.stub.received_cycle[0]), t_cpl, 3);
+  EXPECT_NEAR(static_cast<double>(b.ep.received_cycle[0]), t_cpl, 3);
 }
 
 TEST(PcieRc, JitterReordersTagsButKeepsEachTagsCompletionsInOrder) {
@@ -302,14 +302,14 @@ TEST(PcieRc, JitterReordersTagsButKeepsEachTagsCompletionsInOrder) {
   o.seed = weft::tb::test_seed();
   Bench b(o);
   fill_pattern(b.mem, 0x8000, 0x2000);
-  for (int t = 0; t < 16; ++t) b.stub.send(device_mrd(0x8000 + 512 * t, 512, static_cast<uint8_t>(t)));
+  for (int t = 0; t < 16; ++t) b.ep.send(device_mrd(0x8000 + 512 * t, 512, static_cast<uint8_t>(t)));
   b.run_idle();
-  ASSERT_EQ(b.stub.received.size(), 16u * 8);
+  ASSERT_EQ(b.ep.received.size(), 16u * 8);
   std::array<unsigned, 16> left;
   left.fill(512);
   bool reordered = false;
   int last_tag = -1;
-  for (const auto& c : b.stub.received) {
+  for (const auto& c : b.ep.received) {
     EXPECT_EQ(c.byte_count(), left[c.tag()]);  // in order within the tag
     left[c.tag()] -= 64;
     if (c.tag() < last_tag) reordered = true;
@@ -317,11 +317,11 @@ TEST(PcieRc, JitterReordersTagsButKeepsEachTagsCompletionsInOrder) {
   }
   EXPECT_TRUE(reordered);
   // BAR0 writes keep their order whatever the jitter.
-  b.stub.received.clear();
+  b.ep.received.clear();
   for (uint32_t i = 0; i < 50; ++i) b.rc.bar0_write(0x100 + 4 * (i % 8), i);
   b.run_idle();
-  ASSERT_EQ(b.stub.received.size(), 50u);
-  for (uint32_t i = 0; i < 50; ++i) EXPECT_EQ(b.stub.received[i].payload.at(0), i);
+  ASSERT_EQ(b.ep.received.size(), 50u);
+  for (uint32_t i = 0; i < 50; ++i) EXPECT_EQ(b.ep.received[i].payload.at(0), i);
   int writes = 0;
   while (auto r = b.rc.pop_bar0()) writes += r->write;
   EXPECT_EQ(writes, 50);
@@ -330,15 +330,15 @@ TEST(PcieRc, JitterReordersTagsButKeepsEachTagsCompletionsInOrder) {
 TEST(PcieRc, Bar0ReadReturnsTheEndpointsCompletion) {
   Bench b;
   const uint64_t id = b.rc.bar0_read(0x1010);
-  // The stub answers once the MRd arrived.
-  for (int i = 0; i < 2000 && b.stub.received.empty(); ++i) b.tick();
-  ASSERT_EQ(b.stub.received.size(), 1u);
-  const Tlp& r = b.stub.received[0];
+  // The endpoint answers once the MRd arrived.
+  for (int i = 0; i < 2000 && b.ep.received.empty(); ++i) b.tick();
+  ASSERT_EQ(b.ep.received.size(), 1u);
+  const Tlp& r = b.ep.received[0];
   EXPECT_TRUE(r.is_mrd());
   EXPECT_EQ(r.addr(), 0xF0001010u);
   EXPECT_EQ(r.first_be(), 0xf);
   EXPECT_EQ(r.requester(), 0);
-  b.stub.send(weft::sim::tlp_cpl(0x0100, tlp::kStatusSc, 4, 0, r.tag(), 0x10, {0xabcd1234}));
+  b.ep.send(weft::sim::tlp_cpl(0x0100, tlp::kStatusSc, 4, 0, r.tag(), 0x10, {0xabcd1234}));
   std::optional<weft::sim::Bar0Result> res;
   for (int i = 0; i < 2000 && !res; ++i) {
     b.tick();
@@ -349,10 +349,10 @@ TEST(PcieRc, Bar0ReadReturnsTheEndpointsCompletion) {
   EXPECT_EQ(res->data, 0xabcd1234u);
   EXPECT_EQ(res->status, tlp::kStatusSc);
   // A CA completion.
-  b.stub.received.clear();
+  b.ep.received.clear();
   b.rc.bar0_read(0x0ffc);
-  for (int i = 0; i < 2000 && b.stub.received.empty(); ++i) b.tick();
-  b.stub.send(weft::sim::tlp_cpl(0x0100, tlp::kStatusCa, 4, 0, b.stub.received[0].tag(), 0x7c));
+  for (int i = 0; i < 2000 && b.ep.received.empty(); ++i) b.tick();
+  b.ep.send(weft::sim::tlp_cpl(0x0100, tlp::kStatusCa, 4, 0, b.ep.received[0].tag(), 0x7c));
   res.reset();
   for (int i = 0; i < 2000 && !res; ++i) {
     b.tick();
@@ -365,9 +365,9 @@ TEST(PcieRc, Bar0ReadReturnsTheEndpointsCompletion) {
 
 TEST(PcieRc, MsiWritesAreCountedNotStored) {
   Bench b;
-  b.stub.send(weft::sim::tlp_mem(true, 0xFEE00010, 1, 0xf, 0, 0x0100, 0, {0x55}));
-  b.stub.send(weft::sim::tlp_mem(true, 0xFEE00010, 1, 0xf, 0, 0x0100, 0, {0x56}));
-  b.stub.send(weft::sim::tlp_mem(true, 0x2000, 1, 0x6, 0, 0x0100, 0, {0x11223344}));
+  b.ep.send(weft::sim::tlp_mem(true, 0xFEE00010, 1, 0xf, 0, 0x0100, 0, {0x55}));
+  b.ep.send(weft::sim::tlp_mem(true, 0xFEE00010, 1, 0xf, 0, 0x0100, 0, {0x56}));
+  b.ep.send(weft::sim::tlp_mem(true, 0x2000, 1, 0x6, 0, 0x0100, 0, {0x11223344}));
   b.mem.start_log();
   b.run_idle();
   EXPECT_EQ(b.rc.stats().msi, 2u);
@@ -385,10 +385,10 @@ TEST(PcieRc, MalformedEndpointTlpsAreRecorded) {
     Bench b;
     if (truncate) {
       auto beats = weft::sim::tlp_beats(t);
-      b.stub.tx_beats.push_back(beats[0]);
-      b.stub.tx_marks.push_back({true, true});  // eop on the header of a TLP with payload
+      b.ep.tx_beats.push_back(beats[0]);
+      b.ep.tx_marks.push_back({true, true});  // eop on the header of a TLP with payload
     } else {
-      b.stub.send(t);
+      b.ep.send(t);
     }
     b.run_idle();
     ASSERT_FALSE(b.rc.violations().empty()) << what;
@@ -408,15 +408,15 @@ TEST(PcieRc, MalformedEndpointTlpsAreRecorded) {
   expect_violation(weft::sim::tlp_mem(true, 0x1000, 4, 0xf, 0xf, 0x0100, 0, p4), "implies", true);
   {
     Bench b;  // a tag reused while its completion is outstanding
-    b.stub.send(device_mrd(0x1000, 64, 9));
-    b.stub.send(device_mrd(0x1040, 64, 9));
+    b.ep.send(device_mrd(0x1000, 64, 9));
+    b.ep.send(device_mrd(0x1040, 64, 9));
     b.run_idle();
     ASSERT_FALSE(b.rc.violations().empty());
     EXPECT_NE(b.rc.violations().front().find("reused"), std::string::npos);
   }
   {
     Bench b;  // a completion for a BAR0 read nobody made
-    b.stub.send(weft::sim::tlp_cpl(0x0100, 0, 4, 0, 3, 0, {1}));
+    b.ep.send(weft::sim::tlp_cpl(0x0100, 0, 4, 0, 3, 0, {1}));
     b.run_idle();
     ASSERT_FALSE(b.rc.violations().empty());
     EXPECT_NE(b.rc.violations().front().find("matches no BAR0 read"), std::string::npos);

@@ -18,19 +18,10 @@
 #include "weft/sim/axi_mem.hpp"
 #include "weft/sim/axil_master.hpp"
 #include "weft/sim/host_memory.hpp"
+#include "weft/tb/device_queue.hpp"
 #include "weft/tb/harness.hpp"
 
 namespace weft::tb {
-
-// Status and control bits (docs/registers.md).
-inline constexpr uint32_t kCtrlEnable = 1u << 0;
-inline constexpr uint32_t kCtrlQreset = 1u << 1;
-inline constexpr uint32_t kCtrlPerfClear = 1u << 2;
-inline constexpr uint32_t kStatusIdle = 1u << 0;
-inline constexpr uint32_t kStatusError = 1u << 1;
-inline constexpr uint32_t kStatusResetBusy = 1u << 2;
-inline constexpr uint32_t kIrqDone = 1u << 0;
-inline constexpr uint32_t kIrqError = 1u << 1;
 
 // PERF_* counters in register order.
 enum PerfCtr : int {
@@ -41,12 +32,14 @@ enum PerfCtr : int {
 };
 
 template <class Model>
-class TopEnv {
+class TopEnv : public DeviceQueue<TopEnv<Model>> {
  public:
   static constexpr unsigned kBusBytes = 16;
 
+  // Register polls every 16 cycles (queue reset: 8), waits of 200k cycles.
   explicit TopEnv(sim::AxiMemOptions mo = {}, sim::AxilOptions lo = {})
-      : axi(h.dut(), mem, kBusBytes, mo), csr(h.dut(), lo) {
+      : DeviceQueue<TopEnv<Model>>(16, 8, 200000), axi(h.dut(), mem, kBusBytes, mo),
+        csr(h.dut(), lo) {
     auto& d = h.dut();
     d.s_axil_awvalid = 0;
     d.s_axil_wvalid = 0;
@@ -111,75 +104,12 @@ class TopEnv {
   }
   uint64_t perf(int ctr) { return rd64(regs::kPerfCyclesLo + 8 * ctr); }
 
-  void set_window(int i, uint64_t base, uint64_t limit, bool read, bool write) {
-    wr(regs::kWinBaseLo[i], static_cast<uint32_t>(base));
-    wr(regs::kWinBaseHi[i], static_cast<uint32_t>(base >> 32));
-    wr(regs::kWinLimitLo[i], static_cast<uint32_t>(limit));
-    wr(regs::kWinLimitHi[i], static_cast<uint32_t>(limit >> 32));
-    wr(regs::kWinCtrl[i], (read ? 1u : 0u) | (write ? 2u : 0u));
-  }
-
-  // Ring of 2^log2 entries at `base`, completion record at `cpl` (0: none); enables the queue.
-  void setup_ring(uint64_t base, unsigned log2, uint64_t cpl) {
-    ring_base = base;
-    ring_log2 = log2;
-    wr(regs::kRingBaseLo, static_cast<uint32_t>(base));
-    wr(regs::kRingBaseHi, static_cast<uint32_t>(base >> 32));
-    wr(regs::kRingSize, log2);
-    wr(regs::kCplAddrLo, static_cast<uint32_t>(cpl));
-    wr(regs::kCplAddrHi, static_cast<uint32_t>(cpl >> 32));
-    wr(regs::kCtrl, kCtrlEnable);
-  }
-
-  // Writes descriptor `tail` (its seq set unless keep_seq) into the ring; no doorbell.
-  void put(Descriptor d, bool keep_seq = false) {
-    if (!keep_seq) d.with_seq(tail);
-    const uint64_t slot = tail & ((uint64_t{1} << ring_log2) - 1);
-    for (int i = 0; i < 16; ++i) mem.store<uint32_t>(ring_base + slot * 64 + 4 * i, d.w[i]);
-    ++tail;
-  }
-  void doorbell() { wr(regs::kRingTail, tail); }
-  // put + doorbell; returns the descriptor's index.
-  uint32_t submit(const Descriptor& d, bool keep_seq = false) {
-    put(d, keep_seq);
-    doorbell();
-    return tail - 1;
-  }
-
-  // Steps until pred() (checked every `every` cycles); false on timeout.
-  bool wait(const std::function<bool()>& pred, uint64_t timeout, uint64_t every = 1) {
-    for (uint64_t i = 0; i < timeout; i += every) {
-      if (pred()) return true;
-      steps(every);
-    }
-    return pred();
-  }
-  // Until COMPLETED >= n (read through the registers).
-  bool wait_completed(uint32_t n, uint64_t timeout = 200000) {
-    return wait([&] { return rd(regs::kCompleted) >= n; }, timeout, 16);
-  }
-  bool wait_idle(uint64_t timeout = 200000) {
-    return wait([&] { return (rd(regs::kStatus) & kStatusIdle) != 0; }, timeout, 16);
-  }
-  bool wait_error(uint64_t timeout = 200000) {
-    return wait([&] { return (rd(regs::kStatus) & kStatusError) != 0; }, timeout, 16);
-  }
-  // CTRL.qreset, then waits for STATUS.reset_busy = 0; the next descriptor is index 0 again.
-  bool queue_reset(uint64_t timeout = 200000) {
-    wr(regs::kCtrl, kCtrlEnable | kCtrlQreset);
-    tail = 0;
-    return wait([&] { return (rd(regs::kStatus) & kStatusResetBusy) == 0; }, timeout, 8);
-  }
-
   Harness<Model> h;
   sim::HostMemory mem;
   sim::AxiMem<Model> axi;
   sim::AxilMaster<Model> csr;
   std::function<void()> tick_hook;
   std::vector<sim::HostMemory::WriteRecord> device_writes;  // every write the device made
-  uint64_t ring_base = 0;
-  unsigned ring_log2 = 0;
-  uint32_t tail = 0;
 
  private:
   bool in_bus_ = false;

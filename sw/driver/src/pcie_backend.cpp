@@ -1,8 +1,8 @@
 // pcie-sim:// plugin: the Verilated weft_pcie_top (weft_pcie_ep + weft_top) driven cycle by
 // cycle behind weft::sim::PcieRc, the root-complex model (docs/host-interfaces.md 1.5). CSRs are
 // BAR0 MRd / MWr TLPs (writes are posted), host memory is the root complex's HostMemory. Built
-// once per array configuration as weft_pcie_<R>x<C>.so (WEFT_PCIE_MODEL / WEFT_PCIE_HEADER /
-// WEFT_PCIE_ROWS / WEFT_PCIE_COLS) and loaded by sim_loader.cpp; it exports only
+// once per array configuration as weft_pcie_<R>x<C>.so (WEFT_PLUGIN_MODEL / WEFT_PLUGIN_HEADER /
+// WEFT_PLUGIN_ROWS / WEFT_PLUGIN_COLS) and loaded by sim_loader.cpp; it exports only
 // weft_create_sim_backend.
 //
 // URI options: array=RxC, lanes=N, gts=R, clock_mhz=F, latency=N, jitter=N, mem_latency=N,
@@ -15,14 +15,14 @@
 #include <stdexcept>
 #include <string>
 
-#include WEFT_PCIE_HEADER
+#include WEFT_PLUGIN_HEADER
 #include "verilated_backend.hpp"
 #include "weft/sim/pcie_rc.hpp"
 
 namespace weft::detail {
 namespace {
 
-using Model = WEFT_PCIE_MODEL;
+using Model = WEFT_PLUGIN_MODEL;
 
 // Link registers (BAR0 offsets, docs/host-interfaces.md 1.4).
 constexpr uint32_t kLinkId = 0x1000, kLinkCap = 0x1004, kLinkCtrl = 0x1008, kLinkTagsFree = 0x100C,
@@ -50,7 +50,7 @@ class PcieBackend final : public VerilatedBackend<Model> {
 
  private:
   explicit PcieBackend(OptionReader&& r)
-      : VerilatedBackend<Model>(r, WEFT_PCIE_ROWS, WEFT_PCIE_COLS) {
+      : VerilatedBackend<Model>(r, WEFT_PLUGIN_ROWS, WEFT_PLUGIN_COLS) {
     o_.lanes = static_cast<unsigned>(r.u64("lanes", 4, 1, 32));
     o_.gts = r.f64("gts", 8.0, 0.1, 64.0);
     o_.clock_mhz = r.f64("clock_mhz", 250.0, 1.0, 5000.0);
@@ -110,8 +110,8 @@ class PcieBackend final : public VerilatedBackend<Model> {
                   "latency %u, cpl %u B, bp %.2f",
                   o_.lanes, o_.gts, rc_->peak_bytes_per_cycle(), o_.clock_mhz, o_.latency,
                   o_.jitter, o_.mem_latency, o_.cpl, o_.bp);
-    return "pcie-sim:// Verilated weft_pcie_top " + std::to_string(WEFT_PCIE_ROWS) + "x" +
-           std::to_string(WEFT_PCIE_COLS) + ", " + link + ", seed " + std::to_string(seed_) +
+    return "pcie-sim:// Verilated weft_pcie_top " + std::to_string(WEFT_PLUGIN_ROWS) + "x" +
+           std::to_string(WEFT_PLUGIN_COLS) + ", " + link + ", seed " + std::to_string(seed_) +
            waves_note();
   }
 

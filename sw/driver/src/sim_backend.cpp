@@ -1,7 +1,7 @@
 // sim:// plugin: the Verilated weft_top driven cycle by cycle, with weft::sim::AxiMem as host
 // memory (m_axi_*) and weft::sim::AxilMaster for the CSRs (s_axil_*). Built once per array
-// configuration as weft_sim_<R>x<C>.so (WEFT_SIM_MODEL / WEFT_SIM_HEADER / WEFT_SIM_ROWS /
-// WEFT_SIM_COLS) and loaded by sim_loader.cpp with dlopen(RTLD_LOCAL); it exports only
+// configuration as weft_sim_<R>x<C>.so (WEFT_PLUGIN_MODEL / WEFT_PLUGIN_HEADER / WEFT_PLUGIN_ROWS /
+// WEFT_PLUGIN_COLS) and loaded by sim_loader.cpp with dlopen(RTLD_LOCAL); it exports only
 // weft_create_sim_backend.
 //
 // URI options: array=RxC (must be this build's), latency=N (memory read and write latency in
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include WEFT_SIM_HEADER
+#include WEFT_PLUGIN_HEADER
 #include "verilated_backend.hpp"
 #include "weft/sim/axi_mem.hpp"
 #include "weft/sim/axil_master.hpp"
@@ -20,15 +20,15 @@
 namespace weft::detail {
 namespace {
 
-using Model = WEFT_SIM_MODEL;
+using Model = WEFT_PLUGIN_MODEL;
 
 class SimBackend final : public VerilatedBackend<Model> {
  public:
   explicit SimBackend(const Options& opts) : SimBackend(OptionReader(opts)) {}
 
   std::string description() const override {
-    return "sim:// Verilated weft_top " + std::to_string(WEFT_SIM_ROWS) + "x" +
-           std::to_string(WEFT_SIM_COLS) + ", memory latency " + std::to_string(latency_) +
+    return "sim:// Verilated weft_top " + std::to_string(WEFT_PLUGIN_ROWS) + "x" +
+           std::to_string(WEFT_PLUGIN_COLS) + ", memory latency " + std::to_string(latency_) +
            " cycles, back-pressure " + std::to_string(bp_) + ", seed " + std::to_string(seed_) +
            waves_note();
   }
@@ -78,7 +78,7 @@ class SimBackend final : public VerilatedBackend<Model> {
   void clear_bus_errors() override { axi_->options().errors.clear(); }
 
  private:
-  explicit SimBackend(OptionReader&& r) : VerilatedBackend<Model>(r, WEFT_SIM_ROWS, WEFT_SIM_COLS) {
+  explicit SimBackend(OptionReader&& r) : VerilatedBackend<Model>(r, WEFT_PLUGIN_ROWS, WEFT_PLUGIN_COLS) {
     latency_ = static_cast<unsigned>(r.u64("latency", 4, 0, 4096));
     bp_ = r.f64("bp", 0.0, 0.0, 0.95);
     r.check_all_used("sim",

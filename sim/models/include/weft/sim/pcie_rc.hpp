@@ -1,7 +1,7 @@
 // weft/sim/pcie_rc.hpp: root-complex model (header only) for the PCIe-like TLP link of
 // weft_pcie_ep / weft_pcie_top (docs/host-interfaces.md section 1).
 //
-// Template on the Verilated model (or a test stub with the same members); it drives and reads:
+// Template on the Verilated model (or a test endpoint with the same members); it drives and reads:
 //   rx_valid, rx_ready, rx_sop, rx_eop, rx_data[4]   (root complex -> endpoint; rx_data[i] = DW i)
 //   tx_valid, tx_ready, tx_sop, tx_eop, tx_data[4]   (endpoint -> root complex)
 //

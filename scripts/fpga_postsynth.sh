@@ -15,26 +15,35 @@
 #      uart:// URI it prints; the simulator is stopped afterwards.
 # The UART runs at the bitstream's ClksPerBit (= FREQ, 1 Mbaud at FREQ MHz).
 # Usage: bash scripts/fpga_postsynth.sh [<cmake build dir, default build>]
-# Environment: FREQ (default 50, must match the bitstream's), GEMM ("M N K", default "8 8 8"),
+# Environment: CORE (board: the bitstream's netlist, hours; smoke: the same top and synthesis with a
+#   2x2 array and no SIMT core, fpga/Makefile CORE=smoke, minutes: the CTest fpga.postsynth_smoke),
+#   FREQ (default 50 for board, must match the bitstream's; 20 for smoke), GEMM ("M N K", default "8 8 8"),
+#   WEFT_TOOL (the weft tool to use; default: build it in <build>), PS_OPT (g++ optimisation, -O0),
 #   GEMM_MODE (default tflite-double), VERILATOR, PS_TIMEOUT_MS (uart:// response timeout, default
 #   60000). Exit status 0 when the GEMM is bit-exact.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$(pwd)
 build=${1:-build}
-FREQ=${FREQ:-50}
 GEMM=${GEMM:-8 8 8}
 GEMM_MODE=${GEMM_MODE:-tflite-double}
 VERILATOR=${VERILATOR:-verilator}
 PS_TIMEOUT_MS=${PS_TIMEOUT_MS:-60000}
-out=fpga/build/postsynth
-netlist=fpga/build/ulx3s/weft_syn.v
+# g++ optimisation of the Verilated netlist: -O0 builds several times faster than -Os/-O2 on these
+# huge generated functions, and the GEMM's few million cycles still simulate in about a minute.
+PS_OPT=${PS_OPT:--O0}
+CORE=${CORE:-board}
+case $CORE in
+  board) out=fpga/build/postsynth; netlist=fpga/build/ulx3s/weft_syn.v; FREQ=${FREQ:-50} ;;
+  smoke) out=fpga/build/postsynth-smoke; netlist=fpga/build/ulx3s-smoke/weft_syn.v; FREQ=${FREQ:-20} ;;
+  *) echo "postsynth: CORE must be board (the bitstream's netlist) or smoke (a small device)" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
 now() { date +%s; }
 
 # ---------------------------------------------------------------- 1. netlist
 t0=$(now)
-make --no-print-directory -C fpga FREQ="$FREQ" netlist
+make --no-print-directory -C fpga FREQ="$FREQ" CORE="$CORE" netlist
 t_netlist=$(( $(now) - t0 ))
 
 # ---------------------------------------------------------------- 2. Verilated netlist simulator
@@ -55,7 +64,8 @@ if ((stale)); then
   if ! nice -n 10 "$VERILATOR" --cc --exe --build -j 1 --top-module weft_ulx3s_sim --prefix Vvl_weft_board \
       -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-TIMESCALEMOD \
       --trace-fst -O3 --x-initial fast -I"$ydat/lattice" \
-      -CFLAGS "-std=c++20 -O1 -I$root/sim/models/include -I$root/tb/common/include -DWEFT_BOARD_CLKS_PER_BIT=$FREQ" \
+      -MAKEFLAGS "OPT_FAST=$PS_OPT OPT_SLOW=$PS_OPT OPT_GLOBAL=$PS_OPT" \
+      -CFLAGS "-std=c++20 -I$root/sim/models/include -I$root/tb/common/include -DWEFT_BOARD_CLKS_PER_BIT=$FREQ" \
       -LDFLAGS "-lpthread -lz" \
       --Mdir "$out/obj" -o weft-board-sim-netlist "${srcs[@]}" >"$out/verilator.log" 2>&1; then
     tail -n 30 "$out/verilator.log" >&2
@@ -67,10 +77,15 @@ t_build=$(( $(now) - t0 ))
 
 # ---------------------------------------------------------------- 3. the weft tool
 t0=$(now)
-[[ -f $build/CMakeCache.txt ]] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-nice -n 10 cmake --build "$build" -j 1 --target weft_tool >"$out/weft_tool.log" 2>&1 \
-  || { tail -n 20 "$out/weft_tool.log" >&2; echo "postsynth: building weft_tool failed" >&2; exit 1; }
-weft="$build/bin/weft"
+if [[ -n ${WEFT_TOOL:-} ]]; then
+  weft=$WEFT_TOOL   # given (the CTest passes the one it built)
+else
+  [[ -f $build/CMakeCache.txt ]] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  nice -n 10 cmake --build "$build" -j 1 --target weft_tool >"$out/weft_tool.log" 2>&1 \
+    || { tail -n 20 "$out/weft_tool.log" >&2; echo "postsynth: building weft_tool failed" >&2; exit 1; }
+  weft="$build/bin/weft"
+fi
+[[ -x $weft ]] || { echo "postsynth: no weft tool at $weft" >&2; exit 1; }
 t_tool=$(( $(now) - t0 ))
 
 # ---------------------------------------------------------------- 4. run

@@ -6,7 +6,7 @@ report.json (nextpnr-ecp5 --report: utilisation of the device's bels, Fmax per c
 time.{synth,pnr,pack} (wall seconds of each step, written by fpga/Makefile), weft.bit.
 Exit status: 0 when every constrained clock meets its constraint (or --allow-timing-fail), 1 otherwise,
 2 when an input is missing.
-Usage: python3 scripts/fpga_report.py --dir fpga/build/ulx3s --freq 50 [--seed 1] [--core board]
+Usage: python3 scripts/fpga_report.py --dir fpga/build/ulx3s --freq 20 [--target 50] [--seed 1] [--core board]
 """
 import argparse
 import json
@@ -54,6 +54,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dir", required=True)
     ap.add_argument("--freq", type=float, required=True, help="system clock constraint, MHz")
+    ap.add_argument("--target", type=float, default=50.0,
+                    help="the design's Fmax target, MHz (docs/fpga.md), reported next to the constraint")
     ap.add_argument("--seed", default="?")
     ap.add_argument("--core", default="board")
     ap.add_argument("--paths", type=int, default=3, help="critical paths to list")
@@ -120,6 +122,12 @@ def main():
         if not ok:
             fails.append(f"{clk}: Fmax {ach:.2f} MHz < {con:.2f} MHz")
     out.append("")
+    fmax = min((f.get("achieved", 0.0) for f in rep.get("fmax", {}).values()), default=0.0)
+    if fmax:
+        verdict_t = "met" if fmax >= args.target else "not met"
+        out.append(f"Design target {args.target:g} MHz (docs/fpga.md): {verdict_t}, Fmax {fmax:.2f} MHz "
+                   f"is {fmax / args.target:.2f} of it.")
+        out.append("")
 
     paths = rep.get("critical_paths", [])
     if paths:

@@ -19,7 +19,18 @@
 
 module weft_ulx3s #(
   parameter int SysClkMhz = 50,       // one of 20, 25, 30, 40, 50, 60, 65, 70, 75, 80
-  parameter int Baud      = 1000000
+  parameter int Baud      = 1000000,
+  // The device's shape. The defaults are the bitstream's: an 8x8 array and a SIMT core of 2 warps x
+  // 4 threads (at 4 x 8 the SIMT core alone needs more LUTs than the 85F has, docs/fpga.md
+  // "Resources and timing"). The post-synthesis smoke test (make postsynth-smoke) synthesizes the
+  // same top with a smaller shape so that its netlist simulates in minutes.
+  parameter int Rows        = 8,
+  parameter int Cols        = 8,
+  parameter int AccDepth    = 256,
+  parameter int SpadLines   = 2048,
+  parameter int SimtWarps   = 2,      // 0: no SIMT core
+  parameter int SimtThreads = 4,
+  parameter int SimtBanks   = 4
 ) (
   input  logic       clk_25mhz,
   input  logic       btn_pwr_n,
@@ -112,16 +123,14 @@ module weft_ulx3s #(
 `else
   weft_board #(
 `endif
-    .Rows          (8),
-    .Cols          (8),
-    .AccDepth      (256),
-    .SpadLines     (2048),
+    .Rows          (Rows),
+    .Cols          (Cols),
+    .AccDepth      (AccDepth),
+    .SpadLines     (SpadLines),
     .SpadBanks     (4),
-    // SIMT core 2 warps x 4 threads (as tb/uart's simulated board): at 4 x 8 the SIMT core alone
-    // needs more LUTs than the 85F has (docs/fpga.md "Resources and timing").
-    .SimtWarps     (2),
-    .SimtThreads   (4),
-    .SimtBanks     (4),
+    .SimtWarps     (SimtWarps),
+    .SimtThreads   (SimtThreads),
+    .SimtBanks     (SimtBanks),
     .SimtDmemBytes (16384),
     .SimtImemWords (1024),
     .HostMemBytes  (65536),

@@ -60,7 +60,7 @@ clean: ## Remove the build tree
 	rm -rf $(BUILD)
 
 # ---------------------------------------------------------------- ULX3S (ECP5) open FPGA flow (docs/fpga.md)
-.PHONY: fpga prog postsynth
+.PHONY: fpga prog postsynth postsynth-smoke
 
 fpga: setup ## ULX3S bitstream (Yosys -> nextpnr-ecp5 -> ecppack) and report (LUT/DSP/BRAM, Fmax); FREQ=<MHz>
 	$(MAKE) --no-print-directory -C fpga
@@ -70,3 +70,6 @@ prog: ## Load fpga/build/ulx3s/weft.bit into a ULX3S on USB (openFPGALoader -b u
 
 postsynth: setup ## The synthesized board netlist runs a GEMM over uart:// (Verilator + ECP5 cell models; hours)
 	bash scripts/fpga_postsynth.sh $(BUILD)
+
+postsynth-smoke: setup ## The same check on the board top synthesized with a 2x2 array, no SIMT (about 40 min)
+	CORE=smoke PS_TIMEOUT_MS=240000 bash scripts/fpga_postsynth.sh $(BUILD)

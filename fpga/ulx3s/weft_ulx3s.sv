@@ -23,7 +23,7 @@ module weft_ulx3s #(
   // The device's shape. The defaults are the bitstream's: an 8x8 array and a SIMT core of 2 warps x
   // 4 threads (at 4 x 8 the SIMT core alone needs more LUTs than the 85F has, docs/fpga.md
   // "Resources and timing"). The post-synthesis smoke test (make postsynth-smoke) synthesizes the
-  // same top with a smaller shape so that its netlist simulates in minutes.
+  // same top with a smaller shape so that its netlist builds and simulates in under an hour.
   parameter int Rows        = 8,
   parameter int Cols        = 8,
   parameter int AccDepth    = 256,

@@ -2,7 +2,8 @@
 // pc and 32 registers; the semantics are those of the golden model weft::golden::simt
 // (docs/simt-model.md), the microarchitecture is described in docs/simt.md.
 //
-// Pipeline (one warp instruction enters per cycle; a warp has at most one instruction in it):
+// Pipeline (one warp instruction enters per cycle; a warp has at most one instruction in it, so
+// one warp issues at most every fourth cycle and four warps can keep it full):
 //   IS  warp scheduler: round-robin over ready warps; the chosen warp's pc is the minimum pc of
 //       its runnable threads (not exited, not at a barrier) and the instruction is issued to
 //       exactly the threads at that pc (min-pc reconvergence); instruction memory read.
@@ -12,10 +13,13 @@
 //       a full LSU queue, is dropped (replayed later) without side effects; the warp then waits
 //       until exactly what it needs is ready (those registers, the divider, LSU room).
 //   EX  every lane (weft_simt_lane) executes: ALU, MUL*, branches, CSRs, exit, barrier, address
-//       and fault checks; results, pcs, retired counts written at the end of the cycle. DIV/REM
-//       go to the shared multi-cycle divider (weft_simt_div) and loads/stores to the pipelined
-//       load/store unit (weft_simt_lsu, one warp instruction per cycle when conflict-free); the
-//       warp goes on issuing, its scoreboard guarding their rd.
+//       and fault checks; the lanes' results are registered.
+//   WB  the first fault (in lane order) or the commit: results, pcs, retired counts written at
+//       the end of the cycle. DIV/REM go to the shared multi-cycle divider (weft_simt_div) and
+//       loads/stores to the pipelined load/store unit (weft_simt_lsu, one warp instruction per
+//       cycle when conflict-free); the warp goes on issuing, its scoreboard guarding their rd.
+//       (WB is its own stage so that no path runs from the operands through a lane, the fault
+//       priority and the commit into the register file, pcs and units: docs/fpga.md.)
 // Faults stop the launch (first fault in EX order) with code, pc, thread and tval.
 `include "weft_assert.svh"
 
@@ -134,6 +138,21 @@ module weft_simt_core #(
   logic [1:0]             ex_ff_q, ex_ff_d;
   logic [31:0]            ex_insn_q, ex_insn_d;
   logic [Threads*32-1:0]  ex_a_q, ex_a_d, ex_b_q, ex_b_d;
+
+  // WB: the instruction that left EX and its lanes' results (data flops without reset).
+  logic                   wb_valid_q;
+  logic [WarpW-1:0]       wb_w_q;
+  logic [31:0]            wb_pc_q;
+  logic [14:7]            wb_insn_q;              // funct3 and rd
+  logic [Threads-1:0]     wb_mask_q;
+  logic [1:0]             wb_ff_q;
+  logic                   wb_div_q, wb_load_q, wb_store_q;
+  logic [Threads*32-1:0]  wb_a_q, wb_b_q;
+  logic [Threads-1:0]     wb_we_q, wb_exit_q, wb_bar_q, wb_fault_q;
+  logic [Threads*32-1:0]  wb_wdata_q, wb_npc_q, wb_addr_q, wb_tval_q;
+  logic [Threads*8-1:0]   wb_code_q;
+  logic [4:0]             wb_rd;
+  logic                   wb_to_div, wb_to_lsu;   // WB holds an instruction that starts a unit
 
   logic                   err_q, err_d;
   logic [7:0]             err_code_q, err_code_d;
@@ -372,6 +391,9 @@ module weft_simt_core #(
   assign ex_rd     = ex_insn_q[11:7];
   assign ex_to_div = ex_valid_q && ex_ff_q == FfNone && ex_div && ex_rd != 5'd0;
   assign ex_to_lsu = ex_valid_q && ex_ff_q == FfNone && (ex_store || (ex_load && ex_rd != 5'd0));
+  assign wb_rd     = wb_insn_q[11:7];
+  assign wb_to_div = wb_valid_q && wb_ff_q == FfNone && wb_div_q && wb_rd != 5'd0;
+  assign wb_to_lsu = wb_valid_q && wb_ff_q == FfNone && (wb_store_q || (wb_load_q && wb_rd != 5'd0));
 
   logic [31:0] sbd, sbm, rr_regs;
   logic        hit_div, hit_mem, rr_replay;
@@ -388,11 +410,13 @@ module weft_simt_core #(
     if (rr_writes) rr_regs[rr_rd]  = 1'b1;
   end
 
-  // A divide needs the divider free when it leaves EX; a load or store needs a free LSU queue
-  // entry then (the LSU's slots after this cycle, less the one an LSU instruction in EX takes).
-  assign hit_div = ((rr_regs & sbd) != '0) || (rr_div && (div_busy || ex_to_div));
+  // A divide needs the divider free when it leaves WB; a load or store needs a free LSU queue
+  // entry then (the LSU's slots after this cycle, less those the LSU instructions in WB and EX
+  // take).
+  assign hit_div = ((rr_regs & sbd) != '0) || (rr_div && (div_busy || ex_to_div || wb_to_div));
   assign hit_mem = ((rr_regs & sbm) != '0) ||
-                   ((rr_load || rr_store) && (lsu_slots < (ex_to_lsu ? 2'd2 : 2'd1)));
+                   ((rr_load || rr_store) &&
+                    (lsu_slots < 2'd1 + 2'(ex_to_lsu) + 2'(wb_to_lsu)));
   assign rr_replay = fd_valid_q && fd_ff_q == FfNone && (hit_div || hit_mem);
 
   // ---------------------------------------------------------------------------------------------
@@ -436,6 +460,36 @@ module weft_simt_core #(
     );
   end
 
+  // ---------------------------------------------------------------------------------------------
+  // WB: faults, commit
+  // ---------------------------------------------------------------------------------------------
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_wb_valid
+    if (!rst_ni) wb_valid_q <= 1'b0;
+    else         wb_valid_q <= ex_valid_q;
+  end
+
+  always_ff @(posedge clk_i) begin : p_wb_data
+    wb_w_q     <= ex_w_q;
+    wb_pc_q    <= ex_pc_q;
+    wb_insn_q  <= ex_insn_q[14:7];
+    wb_mask_q  <= ex_mask_q;
+    wb_ff_q    <= ex_ff_q;
+    wb_div_q   <= ex_div;
+    wb_load_q  <= ex_load;
+    wb_store_q <= ex_store;
+    wb_a_q     <= ex_a_q;
+    wb_b_q     <= ex_b_q;
+    wb_we_q    <= ln_we;
+    wb_exit_q  <= ln_exit;
+    wb_bar_q   <= ln_bar;
+    wb_fault_q <= ln_fault;
+    wb_wdata_q <= ln_wdata;
+    wb_npc_q   <= ln_npc;
+    wb_addr_q  <= ln_addr;
+    wb_tval_q  <= ln_tval;
+    wb_code_q  <= ln_code;
+  end
+
   logic              ex_err, commit;
   logic [7:0]        ex_err_code;
   logic [31:0]       ex_err_tval;
@@ -449,8 +503,8 @@ module weft_simt_core #(
     lane_fault = 1'b0;
     fl         = 0;
     for (int l = Threads - 1; l >= 0; l--) begin
-      if (ex_mask_q[l]) first = l;
-      if (ex_mask_q[l] && ln_fault[l]) begin
+      if (wb_mask_q[l]) first = l;
+      if (wb_mask_q[l] && wb_fault_q[l]) begin
         lane_fault = 1'b1;
         fl         = l;
       end
@@ -460,23 +514,23 @@ module weft_simt_core #(
     ex_err_tval = '0;
     if (max_q != 32'd0 && issued_q >= max_q) begin
       ex_err_code = ErrStepLimit;
-    end else if (ex_ff_q != FfNone) begin
-      ex_err_code = (ex_ff_q == FfAlign) ? ErrFetchAlign : ErrFetchRange;
-      ex_err_tval = ex_pc_q;
+    end else if (wb_ff_q != FfNone) begin
+      ex_err_code = (wb_ff_q == FfAlign) ? ErrFetchAlign : ErrFetchRange;
+      ex_err_tval = wb_pc_q;
     end else if (lane_fault) begin
       ex_err_lane = fl;
-      ex_err_code = ln_code[8*fl +: 8];
-      ex_err_tval = ln_tval[32*fl +: 32];
+      ex_err_code = wb_code_q[8*fl +: 8];
+      ex_err_tval = wb_tval_q[32*fl +: 32];
     end
-    ex_err = ex_valid_q && !err_q && (ex_err_code != 8'd0);
-    commit = ex_valid_q && !err_q && !ex_err;
+    ex_err = wb_valid_q && !err_q && (ex_err_code != 8'd0);
+    commit = wb_valid_q && !err_q && !ex_err;
   end
 
   // ---------------------------------------------------------------------------------------------
   // Divider and load/store unit
   // ---------------------------------------------------------------------------------------------
-  assign div_start = commit && ex_to_div;
-  assign lsu_start = commit && ex_to_lsu;
+  assign div_start = commit && wb_to_div;
+  assign lsu_start = commit && wb_to_lsu;
 
   weft_simt_div #(
     .Warps   (Warps),
@@ -485,12 +539,12 @@ module weft_simt_core #(
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .start_i    (div_start),
-    .w_i        (ex_w_q),
-    .rd_i       (ex_rd),
-    .op_i       (ex_insn_q[13:12]),
-    .mask_i     (ex_mask_q),
-    .a_i        (ex_a_q),
-    .b_i        (ex_b_q),
+    .w_i        (wb_w_q),
+    .rd_i       (wb_rd),
+    .op_i       (wb_insn_q[13:12]),
+    .mask_i     (wb_mask_q),
+    .a_i        (wb_a_q),
+    .b_i        (wb_b_q),
     .busy_o     (div_busy),
     .wb_valid_o (div_wb),
     .wb_w_o     (div_wb_w),
@@ -509,13 +563,13 @@ module weft_simt_core #(
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .start_i    (lsu_start),
-    .w_i        (ex_w_q),
-    .rd_i       (ex_rd),
-    .f3_i       (ex_insn_q[14:12]),
-    .store_i    (ex_store),
-    .mask_i     (ex_mask_q),
-    .addr_i     (ln_addr),
-    .wdata_i    (ex_b_q),
+    .w_i        (wb_w_q),
+    .rd_i       (wb_rd),
+    .f3_i       (wb_insn_q[14:12]),
+    .store_i    (wb_store_q),
+    .mask_i     (wb_mask_q),
+    .addr_i     (wb_addr_q),
+    .wdata_i    (wb_b_q),
     .busy_o     (lsu_busy),
     .slots_o    (lsu_slots),
     .done_o     (lsu_done),
@@ -553,11 +607,11 @@ module weft_simt_core #(
     .rs1_written_o (rf_rs1_wr),
     .rs2_o         (rf_rs2),
     .rs2_written_o (rf_rs2_wr),
-    .we_i          ({lsu_wb, div_wb, commit && ex_rd != 5'd0}),
-    .w_i           ({lsu_wb_w, div_wb_w, ex_w_q}),
-    .rd_i          ({lsu_wb_rd, div_wb_rd, ex_rd}),
-    .mask_i        ({lsu_wb_mask, div_wb_mask, ex_mask_q & ln_we}),
-    .data_i        ({lsu_wb_data, div_wb_data, ln_wdata})
+    .we_i          ({lsu_wb, div_wb, commit && wb_rd != 5'd0}),
+    .w_i           ({lsu_wb_w, div_wb_w, wb_w_q}),
+    .rd_i          ({lsu_wb_rd, div_wb_rd, wb_rd}),
+    .mask_i        ({lsu_wb_mask, div_wb_mask, wb_mask_q & wb_we_q}),
+    .data_i        ({lsu_wb_data, div_wb_data, wb_wdata_q})
   );
 
   // ---------------------------------------------------------------------------------------------
@@ -567,7 +621,7 @@ module weft_simt_core #(
 
   assign all_exited  = &exited_q;
   assign release_bar = run_q && !err_q && (|bar_q) && (&(exited_q | bar_q));
-  assign drained     = !fd_valid_q && !ex_valid_q && !div_busy && !lsu_busy;
+  assign drained     = !fd_valid_q && !ex_valid_q && !wb_valid_q && !div_busy && !lsu_busy;
   assign finish      = run_q && (all_exited || err_q) && drained;
 
   always_comb begin : p_next
@@ -653,39 +707,39 @@ module weft_simt_core #(
     // Scoreboard
     if (div_wb) sb_div_d[32*div_wb_w + 32'(div_wb_rd)] = 1'b0;
     if (lsu_wb) sb_mem_d[32*lsu_wb_w + 32'(lsu_wb_rd)] = 1'b0;
-    if (div_start) sb_div_d[32*ex_w_q + 32'(ex_rd)] = 1'b1;
-    if (lsu_start && ex_load) sb_mem_d[32*ex_w_q + 32'(ex_rd)] = 1'b1;
+    if (div_start) sb_div_d[32*wb_w_q + 32'(wb_rd)] = 1'b1;
+    if (lsu_start && wb_load_q) sb_mem_d[32*wb_w_q + 32'(wb_rd)] = 1'b1;
 
-    // EX: commit or fault
-    if (ex_valid_q) inflight_d[ex_w_q] = 1'b0;
+    // WB: commit or fault
+    if (wb_valid_q) inflight_d[wb_w_q] = 1'b0;
     if (release_bar) begin
       bar_d      = '0;
       barriers_d = barriers_q + 32'd1;
     end
     if (commit) begin
       for (int l = 0; l < Threads; l++) begin
-        idx = 32'(ex_w_q) * Threads + l;
-        if (ex_mask_q[l]) begin
+        idx = 32'(wb_w_q) * Threads + l;
+        if (wb_mask_q[l]) begin
           nact                    = nact + 32'd1;
-          pc_d[32*idx +: 32]      = ln_npc[32*l +: 32];
+          pc_d[32*idx +: 32]      = wb_npc_q[32*l +: 32];
           retired_d[32*idx +: 32] = retired_q[32*idx +: 32] + 32'd1;
-          if (ln_exit[l]) begin
+          if (wb_exit_q[l]) begin
             exited_d[idx]             = 1'b1;
-            exit_code_d[32*idx +: 32] = ex_b_q[32*l +: 32];
+            exit_code_d[32*idx +: 32] = wb_b_q[32*l +: 32];
           end
-          if (ln_bar[l]) bar_d[idx] = 1'b1;
+          if (wb_bar_q[l]) bar_d[idx] = 1'b1;
         end
       end
       issued_d                   = issued_q + 32'd1;
       active_d                   = active_q + nact;
-      wissue_d[32*ex_w_q +: 32]  = wissue_q[32*ex_w_q +: 32] + 32'd1;
-      wactive_d[32*ex_w_q +: 32] = wactive_q[32*ex_w_q +: 32] + nact;
+      wissue_d[32*wb_w_q +: 32]  = wissue_q[32*wb_w_q +: 32] + 32'd1;
+      wactive_d[32*wb_w_q +: 32] = wactive_q[32*wb_w_q +: 32] + nact;
     end
     if (ex_err) begin
       err_d        = 1'b1;
       err_code_d   = ex_err_code;
-      err_pc_d     = ex_pc_q;
-      err_thread_d = tid_of(ex_w_q, int'(ex_err_lane), tpw_q);
+      err_pc_d     = wb_pc_q;
+      err_thread_d = tid_of(wb_w_q, int'(ex_err_lane), tpw_q);
       err_tval_d   = ex_err_tval;
     end
 

@@ -17,7 +17,7 @@
 # Usage: bash scripts/fpga_postsynth.sh [<cmake build dir, default build>]
 # Environment: CORE (board: the bitstream's netlist, hours; smoke: the same top and synthesis with a
 #   2x2 array and no SIMT core, fpga/Makefile CORE=smoke: `make postsynth-smoke`),
-#   FREQ (default 50 for board, must match the bitstream's; 20 for smoke), GEMM ("M N K", default "8 8 8"),
+#   FREQ (default 20, the bitstream's default; must match the bitstream's), GEMM ("M N K", default "8 8 8"),
 #   WEFT_TOOL (the weft tool to use; default: build it in <build>), PS_OPT (g++ optimisation, -O0),
 #   GEMM_MODE (default tflite-double), VERILATOR, PS_TIMEOUT_MS (uart:// response timeout, default
 #   60000). Exit status 0 when the GEMM is bit-exact.
@@ -34,7 +34,7 @@ PS_TIMEOUT_MS=${PS_TIMEOUT_MS:-60000}
 PS_OPT=${PS_OPT:--O0}
 CORE=${CORE:-board}
 case $CORE in
-  board) out=fpga/build/postsynth; netlist=fpga/build/ulx3s/weft_syn.v; FREQ=${FREQ:-50} ;;
+  board) out=fpga/build/postsynth; netlist=fpga/build/ulx3s/weft_syn.v; FREQ=${FREQ:-20} ;;
   smoke) out=fpga/build/postsynth-smoke; netlist=fpga/build/ulx3s-smoke/weft_syn.v; FREQ=${FREQ:-20} ;;
   *) echo "postsynth: CORE must be board (the bitstream's netlist) or smoke (a small device)" >&2; exit 2 ;;
 esac

@@ -84,7 +84,7 @@ def main():
     out = []
     out.append(f"# Weft on the ULX3S (LFE5U-85F-6BG381C): build report")
     out.append("")
-    top = "weft_ulx3s -> weft_board" if args.core == "board" else "weft_ulx3s -> weft_explore (weft_top + LFSR)"
+    top = "weft_ulx3s -> weft_board" + ("" if args.core == "board" else f" ({args.core})")
     bit = os.path.join(d, "weft.bit")
     bit_s = f"`{bit}` ({os.path.getsize(bit)} bytes)" if os.path.exists(bit) else "missing"
     out.append(f"Top: {top}; clock constraint {args.freq:g} MHz; nextpnr seed {args.seed}; bitstream {bit_s}.")

@@ -13,8 +13,7 @@
 // so ClksPerBit = SysClkMhz * 1e6 / Baud must be an integer: checked at elaboration.
 // Reset: asserted asynchronously while the PLL is unlocked or the PWR button is held, released
 // synchronously after 4 clk_sys edges (weft_board and the device then leave reset together).
-// Build with `make fpga` (the open flow, fpga/Makefile); `CORE=explore` swaps weft_board for the
-// synthesis-only stand-in fpga/explore/weft_explore.sv (same ports).
+// Build with `make fpga` (the open flow, fpga/Makefile).
 `include "weft_assert.svh"
 
 module weft_ulx3s #(
@@ -118,11 +117,7 @@ module weft_ulx3s #(
   // ---------------------------------------------------------------- board
   logic [7:0] board_led;
 
-`ifdef WEFT_FPGA_EXPLORE
-  weft_explore #(
-`else
   weft_board #(
-`endif
     .Rows          (Rows),
     .Cols          (Cols),
     .AccDepth      (AccDepth),

@@ -1,9 +1,10 @@
 // weft_cmd_decode: assembles descriptors from the fetch buffer, validates them and dispatches
 // them in ring order (docs/programming-model.md, docs/cmd.md).
 //
-// One descriptor at a time: FILL (64/BusBytes beats) -> CHECK -> DISPATCH.
-// CHECK first tests the fields (one cycle), in this order: SEQ (word 1 = index), OPCODE, SIZE,
-// ALIGN, ACC_RANGE; then the extents, one multiply-add per cycle on a shared 32 x 20 multiplier:
+// One descriptor at a time: FILL (64/BusBytes beats) -> PREP -> CHECK -> DISPATCH.
+// PREP (one cycle) registers the k-tile counts of a COMPUTE (a division by Rows).
+// CHECK first tests the fields, in this order: SEQ (word 1 = index), OPCODE, SIZE, ALIGN,
+// ACC_RANGE; then the extents, one multiply-add per step on a shared 32 x 20 multiplier:
 //   LOAD / STORE_SPAD  first line spad_addr and last line spad_addr + (rows-1)*spad_stride +
 //                      row_lines-1 in one region: the scratchpad [0, spad_lines), the SIMT data
 //                      memory [SimtDmemLine, + SimtDmemLines) or (LOAD only) the SIMT
@@ -15,6 +16,8 @@
 //                      extent host_addr + (m-1)*host_stride + (pack ? n : 4n) (WINDOW, write)
 //   COMPUTE            A: a_addr + (kt-1)*a_tile_stride + (m-1)*a_row_stride; W: the last row of
 //                      the last tile and (kt >= 2) the last row of the tile before it
+// Each step takes two cycles (timing, docs/fpga.md): the product is registered in the first, where
+// the step's checks of the previous step's sum also run, and added in the second.
 // The first failing check is reported (held until the error register takes it) and the
 // descriptor is not dispatched; decoding then stops until the queue reset.
 // DISPATCH waits for: go_i (enabled, no reset pending), a free ROB entry, room in the
@@ -95,12 +98,13 @@ module weft_cmd_decode #(
   localparam int          DivS    = 20 + $clog2(Rows);
   localparam int          DivM    = ((1 << DivS) + Rows - 1) / Rows;
 
-  typedef enum logic [2:0] {DFill, DCheck, DDisp, DErr, DStop} dstate_e;
+  typedef enum logic [2:0] {DFill, DPrep, DCheck, DDisp, DErr, DStop} dstate_e;
   dstate_e state_q, state_d;
 
   logic [511:0]     desc_q, desc_d;
   logic [BeatW-1:0] beat_q, beat_d;
   logic [2:0]       step_q, step_d;
+  logic             ph_q, ph_d;          // CHECK: 0 = checks and multiply, 1 = add
   logic [65:0]      acc_q, acc_d;
   logic [7:0]       ecode_q, ecode_d;
   logic [63:0]      eaddr_q, eaddr_d;
@@ -180,13 +184,18 @@ module weft_cmd_decode #(
   // k-tiles: t_max = kt - 1, rows of the last tile minus one.
   logic [19:0] km1;   // k - 1 (k in 1..2^20 after the SIZE check)
   logic [47:0] div_prod;
-  logic [19:0] t_max, t_max_m1;
-  logic [19:0] rlast_m1;
+  logic [19:0] t_max_c, t_max, t_max_m1;
+  logic [19:0] rlast_m1_c, rlast_m1;
   assign km1      = c_k[19:0] - 20'd1;
   assign div_prod = 48'(km1) * 48'(DivM);
-  assign t_max    = 20'(div_prod >> DivS);
-  assign t_max_m1 = (t_max == '0) ? '0 : t_max - 20'd1;
-  assign rlast_m1 = km1 - 20'(32'(t_max) * 32'(Rows));
+  assign t_max_c    = 20'(div_prod >> DivS);
+  assign rlast_m1_c = km1 - 20'(32'(t_max_c) * 32'(Rows));
+  // Registered every cycle: valid from PREP on (desc_q holds the whole descriptor in PREP).
+  always_ff @(posedge clk_i) begin : p_ktiles
+    t_max    <= t_max_c;
+    t_max_m1 <= (t_max_c == '0) ? '0 : t_max_c - 20'd1;
+    rlast_m1 <= rlast_m1_c;
+  end
 
   // ---------------------------------------------------------------- field checks
   logic [7:0] simple_err;
@@ -325,9 +334,12 @@ module weft_cmd_decode #(
     end
   end
 
-  logic [51:0] mac_prod;
-  assign mac_prod = 52'(mac_x) * 52'(mac_y);
-  assign acc_d    = (mac_clr ? {2'b00, mac_base} : acc_q) + 66'(mac_prod) + 66'(mac_c);
+  logic [51:0] mac_prod_q;
+  always_ff @(posedge clk_i) begin : p_mac_prod
+    mac_prod_q <= 52'(mac_x) * 52'(mac_y);
+  end
+  assign acc_d = (state_q == DCheck && ph_q) ?
+                 (mac_clr ? {2'b00, mac_base} : acc_q) + 66'(mac_prod_q) + 66'(mac_c) : acc_q;
 
   // Window check of [win_start, acc_q): inside one window with the permission.
   logic win_ok;
@@ -386,6 +398,7 @@ module weft_cmd_decode #(
     desc_d   = desc_q;
     beat_d   = beat_q;
     step_d   = step_q;
+    ph_d     = ph_q;
     ecode_d  = ecode_q;
     eaddr_d  = eaddr_q;
     last_v_d = last_v_q;
@@ -398,15 +411,19 @@ module weft_cmd_decode #(
           if (beat_q == BeatW'(Bpd - 1)) begin
             beat_d  = '0;
             step_d  = '0;
-            state_d = DCheck;
+            ph_d    = 1'b0;
+            state_d = DPrep;
           end else begin
             beat_d = beat_q + 1'b1;
           end
         end
       end
+      DPrep: state_d = DCheck;
       DCheck: begin
-        step_d = step_q + 3'd1;
-        if (step_q == 3'd0 && simple_err != weft_pkg::ErrNone) begin
+        ph_d = !ph_q;
+        if (ph_q) begin
+          step_d = step_q + 3'd1;
+        end else if (step_q == 3'd0 && simple_err != weft_pkg::ErrNone) begin
           ecode_d = simple_err;
           eaddr_d = (simple_err == weft_pkg::ErrAlign) ? win_start : desc_addr;
           state_d = DErr;
@@ -452,11 +469,13 @@ module weft_cmd_decode #(
       state_q  <= DFill;
       beat_q   <= '0;
       step_q   <= '0;
+      ph_q     <= 1'b0;
       last_v_q <= '0;
     end else begin
       state_q  <= state_d;
       beat_q   <= beat_d;
       step_q   <= step_d;
+      ph_q     <= ph_d;
       last_v_q <= last_v_d;
     end
   end

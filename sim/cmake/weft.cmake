@@ -132,15 +132,8 @@ find_program(VVP vvp REQUIRED)
 find_program(VERILATOR_BIN verilator REQUIRED)
 
 function(weft_sv_bench name)
-  cmake_parse_arguments(B "" "TOP;VECGEN" "SOURCES;PLUSARGS;PARAMS" ${ARGN})
+  cmake_parse_arguments(B "" "TOP;VECGEN" "SOURCES;PLUSARGS" ${ARGN})
   set(vdir ${WEFT_VECTOR_DIR}/${name})
-  # PARAMS NAME=VALUE ...: top-level parameters of the bench, for both simulators.
-  set(ivl_params "")
-  set(vl_params "")
-  foreach(p IN LISTS B_PARAMS)
-    list(APPEND ivl_params -P${B_TOP}.${p})
-    list(APPEND vl_params -G${p})
-  endforeach()
   set(bdir ${CMAKE_BINARY_DIR}/sv/${name})
   add_custom_command(OUTPUT ${vdir}/.stamp
     COMMAND ${CMAKE_COMMAND} -E make_directory ${vdir}
@@ -150,13 +143,13 @@ function(weft_sv_bench name)
     COMMENT "Vectors for ${name} (seed ${WEFT_VECTOR_SEED})")
   add_custom_command(OUTPUT ${bdir}/${name}.vvp
     COMMAND ${CMAKE_COMMAND} -E make_directory ${bdir}
-    COMMAND ${IVERILOG} -g2012 -Wall -I${WEFT_RTL_DIR}/common -s ${B_TOP} ${ivl_params} -o ${bdir}/${name}.vvp ${B_SOURCES}
+    COMMAND ${IVERILOG} -g2012 -Wall -I${WEFT_RTL_DIR}/common -s ${B_TOP} -o ${bdir}/${name}.vvp ${B_SOURCES}
     DEPENDS ${B_SOURCES}
     COMMENT "Icarus: ${name}")
   add_custom_command(OUTPUT ${bdir}/verilator/V${name}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${bdir}/verilator
     COMMAND ${VERILATOR_BIN} --binary --timing -Wall --assert --quiet-exit
-            -I${WEFT_RTL_DIR}/common --top-module ${B_TOP} ${vl_params} --Mdir ${bdir}/verilator -o V${name}
+            -I${WEFT_RTL_DIR}/common --top-module ${B_TOP} --Mdir ${bdir}/verilator -o V${name}
             -j 2 ${WEFT_LINT_WAIVERS} ${CMAKE_SOURCE_DIR}/tb/sv/tb.vlt ${B_SOURCES}
     DEPENDS ${B_SOURCES} ${WEFT_LINT_WAIVERS} ${CMAKE_SOURCE_DIR}/tb/sv/tb.vlt
     COMMENT "Verilator (--binary): ${name}"

@@ -1,10 +1,7 @@
 // tb_pe: self-checking bench of weft_pe for Icarus and Verilator (--timing), reading the
 // vectors written by `weft_vecgen pe` (one line per cycle: inputs before the edge, expected
-// outputs after it). Prints "WEFT-BENCH pe vectors=N errors=E signature=S" ("pe_lutmul" with
-// LutMul = 1).
-module tb_pe #(
-  parameter int LutMul = 0   // weft_pe's product form (1: the FPGA flow's adder tree)
-);
+// outputs after it). Prints "WEFT-BENCH pe vectors=N errors=E signature=S".
+module tb_pe;
   localparam int MaxVec = 262144;
 
   logic clk = 1'b0;
@@ -19,7 +16,7 @@ module tb_pe #(
   logic [8:0]  w_data, a_data, a_data_o;
   logic [31:0] ps_i, ps_o;
 
-  weft_pe #(.LutMul(LutMul)) u_dut (
+  weft_pe u_dut (
     .clk_i     (clk),
     .rst_ni    (rst_n),
     .w_we_i    (w_we),
@@ -68,8 +65,7 @@ module tb_pe #(
         end
       end
     end
-    if (LutMul != 0) $display("WEFT-BENCH pe_lutmul vectors=%0d errors=%0d signature=%h", n - 2, errors, sig);
-    else             $display("WEFT-BENCH pe vectors=%0d errors=%0d signature=%h", n - 2, errors, sig);
+    $display("WEFT-BENCH pe vectors=%0d errors=%0d signature=%h", n - 2, errors, sig);
     $finish;
   end
 endmodule

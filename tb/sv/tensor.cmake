@@ -2,10 +2,6 @@
 weft_sv_bench(pe TOP tb_pe VECGEN pe
   SOURCES ${WEFT_RTL_DIR}/common/weft_pkg.sv ${WEFT_RTL_DIR}/tensor/weft_pe.sv
           ${CMAKE_CURRENT_SOURCE_DIR}/tb_pe.sv)
-# The same bench and vectors with the adder-tree product the FPGA flow builds (weft_pe LutMul=1).
-weft_sv_bench(pe_lutmul TOP tb_pe VECGEN pe PARAMS LutMul=1
-  SOURCES ${WEFT_RTL_DIR}/common/weft_pkg.sv ${WEFT_RTL_DIR}/tensor/weft_pe.sv
-          ${CMAKE_CURRENT_SOURCE_DIR}/tb_pe.sv)
 weft_sv_bench(array TOP tb_array VECGEN array
   SOURCES ${WEFT_RTL_DIR}/common/weft_pkg.sv ${WEFT_RTL_DIR}/common/weft_delay.sv
           ${WEFT_RTL_DIR}/tensor/weft_pe.sv ${WEFT_RTL_DIR}/tensor/weft_systolic_array.sv

@@ -13,12 +13,7 @@
 
 module weft_pe #(
   parameter int OpW  = weft_pkg::OpW,
-  parameter int AccW = weft_pkg::AccW,
-  // 0: the product is `*` (DSP blocks, ASIC multipliers, fast in Verilator). 1: the product is a
-  // tree of shifted partial products in plain adders (carry chains), for FPGAs whose DSP columns
-  // cannot take every PE: on ECP5 it needs about half the logic cells that Yosys' generic
-  // LUT multiplier does (docs/fpga.md "PE multipliers"). Same result bit for bit; OpW = 9 only.
-  parameter int LutMul = 0
+  parameter int AccW = weft_pkg::AccW
 ) (
   input  logic            clk_i,
   input  logic            rst_ni,
@@ -41,9 +36,6 @@ module weft_pe #(
   if (AccW < 2 * OpW) begin : g_bad_acc
     `WEFT_ELAB_ERROR("weft_pe: AccW must hold a full product (AccW >= 2*OpW)")
   end
-  if (LutMul != 0 && OpW != 9) begin : g_bad_lutmul
-    `WEFT_ELAB_ERROR("weft_pe: LutMul supports OpW = 9 only")
-  end
 
   logic [OpW-1:0] w0_q, w1_q, w0_d, w1_d, w_sel;
   logic           a_valid_q, a_buf_q;
@@ -59,28 +51,7 @@ module weft_pe #(
   end
 
   assign w_sel = a_buf_i ? w1_q : w0_q;
-  if (LutMul != 0) begin : g_lutmul
-    // prod = sum_{j<8} g_j * 2^j - g_8 * 2^8 with g_j = w_j ? a : 0 (two's complement weight of
-    // w's sign bit), summed as a tree of exact-width adders; keep stops Yosys from merging them
-    // into one multi-operand sum, which it would map to full adders in LUTs again.
-    logic signed [8:0] g [9];
-    for (genvar j = 0; j < 9; j++) begin : g_pp
-      assign g[j] = w_sel[j] ? $signed(a_data_i) : 9'sd0;
-    end
-    (* keep *) logic signed [10:0] p0, p1, p2, p3;
-    (* keep *) logic signed [12:0] q0, q1;
-    (* keep *) logic signed [16:0] r0;
-    assign p0   = 11'(g[0]) + (11'(g[1]) <<< 1);
-    assign p1   = 11'(g[2]) + (11'(g[3]) <<< 1);
-    assign p2   = 11'(g[4]) + (11'(g[5]) <<< 1);
-    assign p3   = 11'(g[6]) + (11'(g[7]) <<< 1);
-    assign q0   = 13'(p0) + (13'(p1) <<< 2);
-    assign q1   = 13'(p2) + (13'(p3) <<< 2);
-    assign r0   = 17'(q0) + (17'(q1) <<< 4);
-    assign prod = 18'(r0) - (18'(g[8]) <<< 8);
-  end else begin : g_mul
-    assign prod = $signed(a_data_i) * $signed(w_sel);
-  end
+  assign prod  = $signed(a_data_i) * $signed(w_sel);
   assign ps_d  = ps_i + AccW'(prod);  // prod is signed: the cast sign-extends
 
   // Weights and data have no reset: weights are always written before use, and data is only

@@ -1,17 +1,6 @@
 # weft_pe and weft_systolic_array: one model per configuration, tests against golden::gemm.
-# vl_pe: the `*` product; vl_pe_lutmul: the adder tree the FPGA flow uses (LutMul=1).
-foreach(lm 0 1)
-  if(lm)
-    set(sfx _lutmul)
-  else()
-    set(sfx "")
-  endif()
-  set(lib vl_pe${sfx})
-  weft_verilated_model(${lib} TOP weft_pe
-    SOURCES ${WEFT_RTL_DIR}/common/weft_pkg.sv ${WEFT_RTL_DIR}/tensor/weft_pe.sv PARAMS LutMul=${lm})
-  weft_gtest(test_pe${sfx} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_pe.cpp LIBS ${lib} LABELS block
-    DEFS WEFT_PE_MODEL=V${lib} WEFT_PE_HEADER="V${lib}.h")
-endforeach()
+weft_verilated_model(vl_pe TOP weft_pe SOURCES ${WEFT_RTL_DIR}/common/weft_pkg.sv ${WEFT_RTL_DIR}/tensor/weft_pe.sv)
+weft_gtest(test_pe SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_pe.cpp LIBS vl_pe LABELS block)
 
 set(WEFT_ARRAY_CONFIGS 2x2 4x4 8x8 16x16 3x5)
 foreach(cfg_str IN LISTS WEFT_ARRAY_CONFIGS)

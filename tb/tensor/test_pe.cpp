@@ -1,11 +1,11 @@
-// Block tests of weft_pe (both product forms, LutMul = 0 and 1), cycle by cycle against plain C++ integer arithmetic:
+// Block tests of weft_pe, cycle by cycle against plain C++ integer arithmetic:
 //   ps_o = ps_i + a * w[a_buf]  (INT32 wrap-around), a and a_buf forwarded one cycle later.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
 
-#include WEFT_PE_HEADER
+#include "Vvl_pe.h"
 #include "weft/tb/bits.hpp"
 #include "weft/tb/harness.hpp"
 
@@ -17,7 +17,7 @@ using weft::tb::sext;
 constexpr int kOpW = 9;
 
 TEST(Pe, MultipliesAccumulatesAndForwardsEveryCycle) {
-  Harness<WEFT_PE_MODEL> h;
+  Harness<Vvl_pe> h;
   auto rng = weft::tb::make_rng();
   std::uniform_int_distribution<int> op(-255, 255);
   auto& d = h.dut();
@@ -61,7 +61,7 @@ TEST(Pe, MultipliesAccumulatesAndForwardsEveryCycle) {
 }
 
 TEST(Pe, ExtremeProductsAreSignExtended) {
-  Harness<WEFT_PE_MODEL> h;
+  Harness<Vvl_pe> h;
   auto& d = h.dut();
   d.w_we_i = 0;
   d.a_valid_i = 0;
@@ -81,33 +81,6 @@ TEST(Pe, ExtremeProductsAreSignExtended) {
         h.tick();
         EXPECT_EQ(d.ps_o, ps + static_cast<uint32_t>(a * wv)) << a << "*" << wv << "+" << ps;
       }
-    }
-  }
-}
-
-// Every operand pair of the 9-bit range, against C++ multiplication: the adder-tree product
-// (LutMul=1) has no other structural check, and the `*` model must agree with it.
-TEST(Pe, EveryOperandPairIsExact) {
-  Harness<WEFT_PE_MODEL> h;
-  auto& d = h.dut();
-  d.w_we_i = 0;
-  d.a_valid_i = 0;
-  h.reset();
-  uint32_t ps = 0x12345678u;
-  for (int wv = -256; wv <= 255; ++wv) {
-    d.w_we_i = 1;
-    d.w_buf_i = 1;
-    d.w_data_i = static_cast<uint32_t>(wv) & 0x1ff;
-    h.tick();
-    d.w_we_i = 0;
-    for (int a = -256; a <= 255; ++a) {
-      d.a_valid_i = 1;
-      d.a_buf_i = 1;
-      d.a_data_i = static_cast<uint32_t>(a) & 0x1ff;
-      d.ps_i = ps;
-      h.tick();
-      ASSERT_EQ(d.ps_o, ps + static_cast<uint32_t>(a * wv)) << a << "*" << wv << "+" << ps;
-      ps = ps * 1664525u + 1013904223u;  // vary the partial sum too
     }
   }
 }

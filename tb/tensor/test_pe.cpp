@@ -85,4 +85,30 @@ TEST(Pe, ExtremeProductsAreSignExtended) {
   }
 }
 
+// Every operand pair of the 9-bit range, against C++ multiplication.
+TEST(Pe, EveryOperandPairIsExact) {
+  Harness<Vvl_pe> h;
+  auto& d = h.dut();
+  d.w_we_i = 0;
+  d.a_valid_i = 0;
+  h.reset();
+  uint32_t ps = 0x12345678u;
+  for (int wv = -256; wv <= 255; ++wv) {
+    d.w_we_i = 1;
+    d.w_buf_i = 1;
+    d.w_data_i = static_cast<uint32_t>(wv) & 0x1ff;
+    h.tick();
+    d.w_we_i = 0;
+    for (int a = -256; a <= 255; ++a) {
+      d.a_valid_i = 1;
+      d.a_buf_i = 1;
+      d.a_data_i = static_cast<uint32_t>(a) & 0x1ff;
+      d.ps_i = ps;
+      h.tick();
+      ASSERT_EQ(d.ps_o, ps + static_cast<uint32_t>(a * wv)) << a << "*" << wv << "+" << ps;
+      ps = ps * 1664525u + 1013904223u;  // vary the partial sum too
+    }
+  }
+}
+
 }  // namespace

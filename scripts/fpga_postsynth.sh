@@ -13,11 +13,14 @@
 #   3. CMake build of the `weft` tool in <build> (target weft_tool only)
 #   4. the netlist simulator in the background; `weft info`, then `weft gemm M N K --check` over the
 #      uart:// URI it prints; the simulator is stopped afterwards.
-# The UART runs at the bitstream's ClksPerBit (= FREQ, 1 Mbaud at FREQ MHz).
+# The UART runs at FREQ MHz / BAUD clocks per bit (default 1 Mbaud, the bitstream's; a faster BAUD
+# makes a netlist that differs from the bitstream's only in that constant and simulates the UART
+# traffic, most of the cycles, in fewer cycles).
 # Usage: bash scripts/fpga_postsynth.sh [<cmake build dir, default build>]
 # Environment: CORE (board: the bitstream's netlist, hours; smoke: the same top and synthesis with a
 #   2x2 array and no SIMT core, fpga/Makefile CORE=smoke: `make postsynth-smoke`),
-#   FREQ (default 20, the bitstream's default; must match the bitstream's), GEMM ("M N K", default "8 8 8"),
+#   FREQ (default 20, the bitstream's default; must match the bitstream's), BAUD (default 1000000;
+#   FREQ * 1e6 / BAUD must be an integer >= 8), GEMM ("M N K", default "8 8 8"),
 #   WEFT_TOOL (the weft tool to use; default: build it in <build>), PS_OPT (g++ optimisation, -O0),
 #   GEMM_MODE (default tflite-double), VERILATOR, PS_TIMEOUT_MS (uart:// response timeout, default
 #   60000). Exit status 0 when the GEMM is bit-exact.
@@ -38,12 +41,17 @@ case $CORE in
   smoke) out=fpga/build/postsynth-smoke; netlist=fpga/build/ulx3s-smoke/weft_syn.v; FREQ=${FREQ:-20} ;;
   *) echo "postsynth: CORE must be board (the bitstream's netlist) or smoke (a small device)" >&2; exit 2 ;;
 esac
+BAUD=${BAUD:-1000000}
+cpb=$(( FREQ * 1000000 / BAUD ))
+if (( cpb * BAUD != FREQ * 1000000 || cpb < 8 )); then
+  echo "postsynth: FREQ $FREQ MHz / BAUD $BAUD is not an integer number >= 8 of clocks per bit" >&2; exit 2
+fi
 mkdir -p "$out"
 now() { date +%s; }
 
 # ---------------------------------------------------------------- 1. netlist
 t0=$(now)
-make --no-print-directory -C fpga FREQ="$FREQ" CORE="$CORE" netlist
+make --no-print-directory -C fpga FREQ="$FREQ" BAUD="$BAUD" CORE="$CORE" netlist
 t_netlist=$(( $(now) - t0 ))
 
 # ---------------------------------------------------------------- 2. Verilated netlist simulator
@@ -67,6 +75,7 @@ srcs=("$root/$netlist" "$cells" "$root/fpga/postsynth/MULT18X18D.v" "$root/fpga/
 t0=$(now)
 stale=0
 [[ -x $exe ]] || stale=1
+[[ $(cat "$out/obj/cpb" 2>/dev/null) == "$cpb" ]] || stale=1
 for f in "${srcs[@]}" sim/models/include/weft/sim/*.hpp; do [[ $f -nt $exe ]] && stale=1; done
 if ((stale)); then
   echo "postsynth: verilator (netlist + ECP5 cell models) -> $exe"
@@ -76,13 +85,14 @@ if ((stale)); then
       -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-TIMESCALEMOD \
       --trace-fst -O3 --x-initial fast -I"$ydat/lattice" \
       -MAKEFLAGS "OPT_FAST=$PS_OPT OPT_SLOW=$PS_OPT OPT_GLOBAL=$PS_OPT" \
-      -CFLAGS "-std=c++20 -I$root/sim/models/include -I$root/tb/common/include -DWEFT_BOARD_CLKS_PER_BIT=$FREQ" \
+      -CFLAGS "-std=c++20 -I$root/sim/models/include -I$root/tb/common/include -DWEFT_BOARD_CLKS_PER_BIT=$cpb" \
       -LDFLAGS "-lpthread -lz" \
       --Mdir "$out/obj" -o weft-board-sim-netlist "${srcs[@]}" >"$out/verilator.log" 2>&1; then
     tail -n 30 "$out/verilator.log" >&2
     echo "postsynth: verilator failed, see $out/verilator.log" >&2
     exit 1
   fi
+  echo "$cpb" > "$out/obj/cpb"
 fi
 t_build=$(( $(now) - t0 ))
 
@@ -109,7 +119,7 @@ for _ in $(seq 600); do [[ -s $out/sim.uri ]] && break; sleep 0.1; done
 uri=$(head -n 1 "$out/sim.uri")
 [[ $uri == uart://* ]] || { cat "$log" >&2; echo "postsynth: the netlist simulator printed no URI" >&2; exit 1; }
 dev="$uri&timeout_ms=$PS_TIMEOUT_MS&retries=4&timeout=$((1 << 42))&ring=16"
-echo "postsynth: netlist board on $uri (ClksPerBit $FREQ)"
+echo "postsynth: netlist board on $uri (ClksPerBit $cpb)"
 t0=$(now)
 rc=0
 "$weft" info --device "$dev" >"$out/info.txt" 2>&1 || rc=$?

@@ -68,7 +68,7 @@ fpga: setup ## ULX3S bitstream (Yosys -> nextpnr-ecp5 -> ecppack) and report (LU
 prog: ## Load fpga/build/ulx3s/weft.bit into a ULX3S on USB (openFPGALoader -b ulx3s)
 	@$(MAKE) --no-print-directory -C fpga prog
 
-postsynth: setup ## The synthesized board netlist runs a GEMM over uart:// (Verilator + ECP5 cell models; hours)
+postsynth: setup ## The synthesized board netlist runs a GEMM over uart:// (Verilator + ECP5 cell models; about an hour)
 	bash scripts/fpga_postsynth.sh $(BUILD)
 
 postsynth-smoke: setup ## The same check on the board top synthesized with a 2x2 array, no SIMT (about 40 min)

@@ -19,10 +19,11 @@
 module weft_ulx3s #(
   parameter int SysClkMhz = 50,       // one of 20, 25, 30, 40, 50, 60, 65, 70, 75, 80
   parameter int Baud      = 1000000,
-  // The device's shape. The defaults are the bitstream's: an 8x8 array and a SIMT core of 2 warps x
-  // 4 threads (at 4 x 8 the SIMT core alone needs more LUTs than the 85F has, docs/fpga.md
-  // "Resources and timing"). The post-synthesis smoke test (make postsynth-smoke) synthesizes the
-  // same top with a smaller shape so that its netlist builds and simulates in under an hour.
+  // The device's shape: an 8x8 array and, by these defaults, a SIMT core of 2 warps x 4 threads.
+  // `make fpga` sets SimtWarps = 0 (no SIMT core; SIMT_WARPS / SIMT_THREADS choose one): next to
+  // the array even a 2 x 2 core does not route on the 85F (docs/fpga.md "Resources and timing").
+  // The post-synthesis smoke test (make postsynth-smoke) synthesizes the same top with a smaller
+  // shape so that its netlist builds and simulates faster.
   parameter int Rows        = 8,
   parameter int Cols        = 8,
   parameter int AccDepth    = 256,

@@ -3,6 +3,9 @@
 // duplicates and flips bytes in each direction and in both, and a board that stops answering.
 // Built into test_system_uart together with the driver suite (tb/system/test_system.cpp).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -109,6 +112,84 @@ INSTANTIATE_TEST_SUITE_P(
                       FaultCase{"FromBoard", {}, {0.0015, 0.0015, 0.0015}},
                       FaultCase{"MixedBothWays", {0.0005, 0.0005, 0.0005}, {0.001, 0.001, 0.001}}),
     [](const auto& i) { return std::string(i.param.name); });
+
+// ------------------------------------------------------------------------------------ reopen
+// A board keeps its state between processes: the next Device::open must start from a known
+// state whatever the last session left -- a clean close, a queue stopped on an error.
+TEST(UartBoard, EachOpenStartsFromAKnownState) {
+  auto board = weft::tb::board::start_board(weft::tb::test_seed());
+  auto rng = weft::tb::make_rng();
+  for (int session = 0; session < 3; ++session) {
+    SCOPED_TRACE("session " + std::to_string(session));
+    weft::Device dev = weft::Device::open(board->uri());
+    auto& q = dev.queue();
+    EXPECT_EQ(q.completed(), 0u);
+    EXPECT_FALSE(q.error().has_value());
+    gemm_matches_golden(dev, rng, 9, 10, 20);
+    if (session == 1) {
+      // Leave the queue stopped on an error, as a process that gives up would.
+      const uint64_t i = q.submit(weft::Descriptor::raw(0x7f));
+      EXPECT_THROW(q.wait(i), weft::Error);
+      ASSERT_TRUE(q.error().has_value());
+    }
+  }
+  EXPECT_EQ(board->error(), "");
+}
+
+// A process killed with descriptors in flight and in the ring: the next open drops what had not
+// started, waits for what had, and the board computes correctly again.
+TEST(UartBoard, OpenAfterAProcessKilledMidQueue) {
+  auto board = weft::tb::board::start_board(weft::tb::test_seed());
+  const std::string uri = board->uri();
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The doomed process: only its own pty fd and the pipe; never returns into GoogleTest.
+    close(pipefd[0]);
+    uint64_t report[2] = {0, 0};
+    try {
+      weft::Device dev = weft::Device::open(uri);
+      auto& q = dev.queue();
+      weft::ComputeArgs c;  // 400 k-tiles of 100 rows: about 40 000 array cycles each
+      c.m = 100;
+      c.k = 8 * 400;
+      c.w_tile_stride = 8;
+      c.a_tile_stride = 10;
+      c.a_row_stride = 1;
+      c.w_row_stride = 1;
+      c.w_addr = 1200;
+      std::vector<weft::Descriptor> work(12, weft::Descriptor::compute(c));
+      report[0] = q.submit(work) + 1;
+      report[1] = q.completed();
+    } catch (...) {
+    }
+    if (write(pipefd[1], report, sizeof report) != sizeof report) _exit(2);
+    pause();
+    _exit(0);
+  }
+  close(pipefd[1]);
+  uint64_t report[2] = {0, 0};
+  const ssize_t got = read(pipefd[0], report, sizeof report);
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  close(pipefd[0]);
+  ASSERT_EQ(got, static_cast<ssize_t>(sizeof report));
+  ASSERT_EQ(report[0], 12u) << "the killed process did not submit its work";
+  ASSERT_LT(report[1], report[0]) << "nothing was in flight when the process was killed";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  std::printf("[killed] %llu of %llu descriptors completed before the kill\n",
+              (unsigned long long)report[1], (unsigned long long)report[0]);
+
+  weft::Device dev = weft::Device::open(uri);
+  EXPECT_EQ(dev.queue().completed(), 0u);
+  EXPECT_FALSE(dev.queue().error().has_value());
+  auto rng = weft::tb::make_rng();
+  gemm_matches_golden(dev, rng, 16, 12, 24);
+  EXPECT_EQ(board->error(), "");
+}
 
 TEST(UartFaults, SilentBoardIsATimeoutNotAHang) {
   auto board = weft::tb::board::start_board(weft::tb::test_seed());

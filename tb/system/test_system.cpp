@@ -580,8 +580,90 @@ TEST_P(SystemErrors, WaitTimesOutInsteadOfHanging) {
     ADD_FAILURE() << "no timeout";
   } catch (const weft::Error& e) {
     EXPECT_EQ(e.code(), Errc::kTimeout) << e.what();
+    // The message says which limit fired and after how long.
+    EXPECT_NE(std::string(e.what()).find("cycle limit fired"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("of 50 device cycles"), std::string::npos) << e.what();
   }
-  q.wait(i);
+  const uint64_t j = q.submit(weft::Descriptor::compute(c));
+  try {
+    q.wait(j, {.seconds = 1e-3});
+    ADD_FAILURE() << "no timeout";
+  } catch (const weft::Error& e) {
+    EXPECT_EQ(e.code(), Errc::kTimeout) << e.what();
+    EXPECT_NE(std::string(e.what()).find("wall-clock limit fired"), std::string::npos) << e.what();
+  }
+  q.wait(j);
+}
+
+// A bus error of an earlier descriptor that arrives after a later descriptor's decode error
+// replaces it (docs/cmd.md: ERR_INDEX is the first descriptor that did not complete). A wait on
+// either must report what the device settles on -- the bus error at the earlier index -- not
+// the first record it happened to see.
+TEST_P(SystemErrors, WaitReportsTheErrorTheDeviceSettlesOn) {
+  if (GetParam().uart) GTEST_SKIP() << "a board's memory cannot inject bus errors";
+  auto& q = dev_->queue();
+  // A long LOAD whose last rows answer SLVERR, then an unknown opcode, submitted together: the
+  // decoder stops on the opcode long before the LOAD reaches its failing rows.
+  const uint32_t rows = sim() ? 64 : 256;
+  weft::Buffer b = dev_->alloc(size_t{rows} * 64);
+  weft::Transfer2d t;
+  t.host_addr = b.device_address();
+  t.row_bytes = 64;
+  t.rows = rows;
+  t.host_stride = 64;
+  t.spad_addr = 0;
+  t.spad_stride = 4;
+  const uint64_t last_row = b.device_address() + uint64_t{rows - 1} * 64;
+  dev_->inject_bus_error(last_row, last_row + 64, false, 2);
+  const std::vector<weft::Descriptor> batch = {weft::Descriptor::load(t), weft::Descriptor::raw(0x7f)};
+  const uint64_t bad_op = q.submit(batch);
+  const uint64_t load = bad_op - 1;
+  for (const uint64_t waited : {bad_op, load}) {
+    SCOPED_TRACE("wait(" + std::to_string(waited) + ")");
+    try {
+      q.wait(waited);
+      ADD_FAILURE() << "no error reported";
+    } catch (const weft::Error& e) {
+      EXPECT_EQ(e.code(), Errc::kSlverr) << e.what();
+      EXPECT_EQ(e.index(), load) << e.what();
+      EXPECT_GE(e.address(), last_row) << e.what();
+      EXPECT_LT(e.address(), last_row + 64) << e.what();
+    }
+  }
+  const auto err = q.error();
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(err->code, ErrorCode::kSlverr);
+  EXPECT_EQ(err->index, load);
+  EXPECT_EQ(q.completed(), load);
+  dev_->clear_bus_errors();
+  q.reset();
+  q.wait(q.submit(weft::Descriptor::load(t)));
+}
+
+// A device error whose completion record never reaches the host (CPL_ADDR pointed at memory the
+// windows do not open, so the record write itself fails) is still reported as that error by a
+// wait, not as a timeout.
+TEST_P(SystemErrors, WaitReportsAnErrorWhoseRecordNeverLands) {
+  auto& q = dev_->queue();
+  const uint32_t cpl_lo = dev_->read_reg(weft::regs::kCplAddrLo);
+  const uint32_t cpl_hi = dev_->read_reg(weft::regs::kCplAddrHi);
+  q.reset();
+  const uint64_t outside = dev_->arena_base() + dev_->arena_size() + 4096;
+  dev_->write_reg(weft::regs::kCplAddrLo, static_cast<uint32_t>(outside));
+  dev_->write_reg(weft::regs::kCplAddrHi, static_cast<uint32_t>(outside >> 32));
+  const uint64_t i = q.submit(weft::Descriptor::raw(0x7f));
+  try {
+    q.wait(i, {.seconds = 60});
+    ADD_FAILURE() << "no error reported";
+  } catch (const weft::Error& e) {
+    EXPECT_TRUE(e.is_device_error()) << e.what();
+    EXPECT_NE(e.code(), Errc::kTimeout) << e.what();
+  }
+  dev_->write_reg(weft::regs::kCplAddrLo, cpl_lo);
+  dev_->write_reg(weft::regs::kCplAddrHi, cpl_hi);
+  q.reset();
+  q.wait(q.submit(weft::Descriptor::nop()));
+  EXPECT_FALSE(q.error().has_value());
 }
 
 // ------------------------------------------------------------------------------------ back ends
@@ -657,6 +739,46 @@ TEST(SimPlugins, EveryConfigurationWorksInOneProcess) {
     for (auto& v : wv) v = int8_t(v);
     EXPECT_EQ(c, weft::golden::gemm(av, wv, m, k, n, {true, 0}, {true, 0})) << d->description();
   }
+}
+
+// Several devices of one configuration in one process, opened and closed in every order: they
+// share one plugin, hence one Verilator runtime and its per-thread "current context". Each must
+// keep computing correctly after another one is gone (run under AddressSanitizer in CI: see
+// test_system_asan).
+TEST(SimPlugins, DevicesOfOneConfigurationOpenAndCloseInAnyOrder) {
+  auto rng = weft::tb::make_rng();
+  const auto gemm_ok = [&](Device& d) {
+    const int m = 19, n = 23, k = 40;
+    std::vector<uint8_t> a(m * k), w(k * n);
+    for (auto& b : a) b = static_cast<uint8_t>(rng());
+    for (auto& b : w) b = static_cast<uint8_t>(rng());
+    std::vector<int32_t> c(m * n);
+    weft::gemm(d, m, n, k, a, w, c, {});
+    std::vector<int32_t> av(a.begin(), a.end()), wv(w.begin(), w.end());
+    for (auto& v : av) v = int8_t(v);
+    for (auto& v : wv) v = int8_t(v);
+    EXPECT_EQ(c, weft::golden::gemm(av, wv, m, k, n, {true, 0}, {true, 0})) << d.description();
+  };
+  const auto open = [] { return std::make_unique<Device>(Device::open("sim://?array=16x16")); };
+  // Close the first opened, then the last opened, with use in between and after.
+  for (const bool first_goes_first : {true, false}) {
+    SCOPED_TRACE(first_goes_first ? "first closed first" : "last closed first");
+    auto a = open();
+    auto b = open();
+    gemm_ok(*a);
+    gemm_ok(*b);
+    (first_goes_first ? a : b).reset();
+    gemm_ok(first_goes_first ? *b : *a);
+    auto c = open();  // reopen while one is alive
+    gemm_ok(*c);
+    gemm_ok(first_goes_first ? *b : *a);
+    c.reset();
+    gemm_ok(first_goes_first ? *b : *a);
+  }
+  // Moved-from and reassigned handles.
+  Device d = Device::open("sim://?array=16x16");
+  d = Device::open("sim://?array=16x16");
+  gemm_ok(d);
 }
 #endif
 

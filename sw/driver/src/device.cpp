@@ -301,6 +301,16 @@ DeviceImpl::DeviceImpl(std::unique_ptr<Backend> be, const std::string& uri, cons
   }
   if (ring_entries_ > (1u << 16)) ring_entries_ = 1u << 16;
 
+  // Whatever an earlier process left behind -- descriptors in flight, a queue stopped on an
+  // error, a doorbell count ahead of a ring it no longer owns (a crash, a kill, or a process
+  // that simply exited) -- the queue starts from a known state: no fetch (enable 0), then a
+  // queue reset, which drops what had not started and waits for what had. It runs under the
+  // old configuration, whose completion record may land in memory we do not own or fail; a
+  // second reset under ours below clears whatever that left.
+  const Budget open_budget = budget({});
+  wr(csr::kCtrl, 0);
+  queue_reset("Device::open", open_budget);
+
   // DMA window 0 = the arena (read and write); the others closed.
   for (uint32_t i = 0; i < std::min<uint32_t>(caps_.windows, 4); ++i) {
     const uint64_t base = i == 0 ? arena_base_ : 0, limit = i == 0 ? arena_base_ + arena_size_ : 0;
@@ -323,9 +333,10 @@ DeviceImpl::DeviceImpl(std::unique_ptr<Backend> be, const std::string& uri, cons
   wr(csr::kRingSize, static_cast<uint32_t>(std::countr_zero(ring_entries_)));
   wr(csr::kCplAddrLo, static_cast<uint32_t>(cpl_addr_));
   wr(csr::kCplAddrHi, static_cast<uint32_t>(cpl_addr_ >> 32));
+  queue_reset("Device::open", open_budget);
+  wr(csr::kRingTail, 0);
   wr(csr::kIrqStatus, csr::kIrqDone | csr::kIrqError);
   wr(csr::kIrqEnable, csr::kIrqDone | csr::kIrqError);
-  wr(csr::kRingTail, 0);
   wr(csr::kCtrl, csr::kCtrlEnable | csr::kCtrlPerfClear);
 }
 
@@ -383,17 +394,35 @@ uint64_t DeviceImpl::widen(uint32_t count) const {
 
 uint64_t DeviceImpl::completed() { return widen(record().completed); }
 
-bool DeviceImpl::run_until(const std::function<bool()>& pred, Timeout t) {
-  t = effective(t);
-  const uint64_t c0 = be_->cycle();
-  const auto w0 = std::chrono::steady_clock::now();
+DeviceImpl::Budget::Budget(const Backend& be, Timeout limit)
+    : be_(be), limit_(limit), c0_(be.cycle()), w0_(std::chrono::steady_clock::now()) {}
+
+uint64_t DeviceImpl::Budget::cycles() const { return be_.cycle() - c0_; }
+
+double DeviceImpl::Budget::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - w0_).count();
+}
+
+double DeviceImpl::Budget::seconds_left() const {
+  return std::max(0.0, limit_.seconds - seconds());
+}
+
+uint64_t DeviceImpl::Budget::cycles_left() const {
+  const uint64_t c = cycles();
+  return c >= limit_.cycles ? 0 : limit_.cycles - c;
+}
+
+DeviceImpl::Budget::Spent DeviceImpl::Budget::spent() const {
+  if (cycles() >= limit_.cycles) return Spent::kCycles;
+  if (seconds() >= limit_.seconds) return Spent::kSeconds;
+  return Spent::kNo;
+}
+
+bool DeviceImpl::run_until(const std::function<bool()>& pred, const Budget& b) {
   while (!pred()) {
-    const uint64_t spent = be_->cycle() - c0;
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-    if (spent >= t.cycles || secs >= t.seconds) return false;
+    if (b.spent() != Budget::Spent::kNo) return false;
     try {
-      be_->run(std::min<uint64_t>(t.cycles - spent, 20000), pred);
+      be_->run(std::min<uint64_t>(b.cycles_left(), 20000), pred);
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
@@ -403,38 +432,61 @@ bool DeviceImpl::run_until(const std::function<bool()>& pred, Timeout t) {
   return true;
 }
 
-void DeviceImpl::throw_timeout(const std::string& what, Timeout t) {
-  t = effective(t);
-  const uint32_t st = rd(csr::kStatus);
-  throw Error(Errc::kTimeout, what + " did not finish within " + std::to_string(t.cycles) +
-                                  " cycles / " + std::to_string(t.seconds) + " s (RING_HEAD " +
-                                  std::to_string(rd(csr::kRingHead)) + ", COMPLETED " +
-                                  std::to_string(rd(csr::kCompleted)) + ", submitted " +
-                                  std::to_string(next_) + ", STATUS " + hex(st) +
-                                  "); raise the Timeout or check the descriptors' dependencies");
+namespace {
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s < 10 ? "%.2f s" : "%.0f s", s);
+  return buf;
 }
 
-void DeviceImpl::throw_device_error(const CompletionRecord& rec) {
-  const auto code = static_cast<ErrorCode>(rec.error & 0xff);
-  const uint64_t index = widen(rec.error_index);
-  const uint64_t addr = rd(csr::kErrAddrLo) | (uint64_t{rd(csr::kErrAddrHi)} << 32);
+}  // namespace
+
+void DeviceImpl::throw_timeout(const std::string& what, const Budget& b) {
+  const uint64_t cycles = b.cycles();
+  const double secs = b.seconds();
+  const bool by_cycles = b.spent() == Budget::Spent::kCycles;
+  const std::string limit =
+      by_cycles ? "the cycle limit fired: " + std::to_string(cycles) + " of " +
+                      std::to_string(b.limit().cycles) + " device cycles run (" +
+                      seconds_text(secs) + " wall)"
+                : "the wall-clock limit fired: " + seconds_text(secs) + " of " +
+                      seconds_text(b.limit().seconds) + " passed (" + std::to_string(cycles) +
+                      " device cycles run)";
+  const uint32_t st = rd(csr::kStatus);
+  throw Error(Errc::kTimeout,
+              what + " did not finish: " + limit + ". Device state: RING_HEAD " +
+                  std::to_string(rd(csr::kRingHead)) + ", COMPLETED " +
+                  std::to_string(rd(csr::kCompleted)) + ", submitted " + std::to_string(next_) +
+                  ", STATUS " + hex(st) + ". " +
+                  (by_cycles ? "Raise Timeout::cycles (URI option timeout=<cycles>)"
+                             : "Raise Timeout::seconds") +
+                  " if the work is that long, or check the descriptors' dependencies");
+}
+
+void DeviceImpl::throw_device_error(const DeviceError& e, const std::string& note) {
+  const uint64_t index = e.index;
   Descriptor d;
   be_->mem_read(ring_addr_ + (index % ring_entries_) * 64, d.w.data(), 64);
-  if (code == ErrorCode::kSimt) {
+  if (e.code == ErrorCode::kSimt) {
     // ERR_ADDR = thread << 32 | pc; the core's own registers say what happened.
     const SimtFault f = simt_fault();
-    throw Error(code, index, addr,
-                "descriptor " + std::to_string(index) +
-                    " (SIMT_LAUNCH) stopped the queue: " + meaning(code) + ": " + f.to_string() +
-                    ". Fix the kernel or its launch, " + "then call Queue::reset()");
+    throw Error(e.code, index, e.address,
+                "descriptor " + std::to_string(index) + " (SIMT_LAUNCH) stopped the queue: " +
+                    meaning(e.code) + ": " + f.to_string() + note +
+                    ". Fix the kernel or its launch, then call Queue::reset()");
   }
-  // The link's account of a bus error (pcie-sim://: completion timeout, UR, CA, poisoned).
-  const std::string link = be_->explain_error(static_cast<uint32_t>(code));
-  throw Error(code, index, addr,
+  throw Error(e.code, index, e.address,
               "descriptor " + std::to_string(index) + " (" + op_name(d.w[0] & 0xff) +
-                  ") stopped the queue" + (addr ? " at address " + hex(addr) : std::string()) +
-                  ": " + meaning(code) + (link.empty() ? std::string() : " (link: " + link + ")") +
-                  ". Fix it, then call Queue::reset()");
+                  ") stopped the queue" +
+                  (e.address ? " at address " + hex(e.address) : std::string()) + ": " +
+                  meaning(e.code) + (e.link.empty() ? std::string() : " (link: " + e.link + ")") +
+                  note + ". Fix it, then call Queue::reset()");
+}
+
+std::optional<DeviceError> DeviceImpl::settle(const Budget& b, bool* settled) {
+  *settled = run_until([&] { return (rd(csr::kStatus) & csr::kStatusIdle) != 0; }, b);
+  return error();
 }
 
 uint64_t DeviceImpl::submit(Descriptor d) { return submit_many(&d, 1); }
@@ -473,6 +525,7 @@ void DeviceImpl::wait(uint64_t index, Timeout t) {
     throw Error(Errc::kBadArgument, "wait(" + std::to_string(index) + "): only " +
                                         std::to_string(next_) + " descriptors were submitted");
   }
+  const Budget b = budget(t);
   CompletionRecord last = record();
   auto done = [&] {
     const CompletionRecord r = record();
@@ -480,12 +533,33 @@ void DeviceImpl::wait(uint64_t index, Timeout t) {
     last = r;
     return widen(r.completed) > index || r.error != 0 || changed;
   };
+  // The completion record is how the device reports progress, but STATUS is the authority on
+  // errors: a record whose write failed, or one that landed where this process does not look,
+  // must not turn a device error into a timeout. So STATUS is read whenever the record has not
+  // moved for a slice of the budget, and once more before the wait gives up.
+  bool quiet = false;  // the last slice passed with no change of the record
   while (true) {
     const CompletionRecord r = record();
     if (widen(r.completed) > index) return;
-    if (r.error) throw_device_error(r);
+    const bool out_of_budget = b.spent() != Budget::Spent::kNo;
+    if (r.error != 0 || ((quiet || out_of_budget) && (rd(csr::kStatus) & csr::kStatusError))) {
+      // The first error report is not final: an earlier descriptor's transfer that was still
+      // running may end in a bus error that replaces it (docs/cmd.md). Report what the device
+      // settles on; the descriptor waited for may also have completed before the error.
+      bool settled = false;
+      const std::optional<DeviceError> e = settle(b, &settled);
+      if (widen(rd(csr::kCompleted)) > index) return;
+      if (e) {
+        throw_device_error(*e, settled ? std::string()
+                                       : " (the device had not settled when the wait's budget "
+                                         "ran out: a later report may still replace this one)");
+      }
+    }
+    if (out_of_budget) throw_timeout("descriptor " + std::to_string(index), b);
     last = r;
-    if (!run_until(done, t)) throw_timeout("descriptor " + std::to_string(index), t);
+    const Budget slice(*be_, {.cycles = std::min<uint64_t>(200'000, b.cycles_left()),
+                              .seconds = std::min(0.5, b.seconds_left())});
+    quiet = !run_until(done, slice);
   }
 }
 
@@ -509,11 +583,17 @@ std::optional<DeviceError> DeviceImpl::error() {
   return e;
 }
 
-void DeviceImpl::reset(Timeout t) {
+void DeviceImpl::queue_reset(const std::string& what, const Budget& b) {
   wr(csr::kCtrl, csr::kCtrlQreset);  // enable = 0: no fetch until we are ready
-  if (!run_until([&] { return !(rd(csr::kStatus) & csr::kStatusResetBusy); }, t)) {
-    throw_timeout("queue reset", t);
+  if (!run_until([&] { return !(rd(csr::kStatus) & csr::kStatusResetBusy); }, b)) {
+    throw_timeout(what + ": the queue reset (waiting for the transfers and kernels that had "
+                         "started; a SIMT kernel that never ends keeps it waiting: reset the board)",
+                  b);
   }
+}
+
+void DeviceImpl::reset(Timeout t) {
+  queue_reset("Queue::reset", budget(t));
   wr(csr::kRingTail, 0);
   const uint8_t zeros[16] = {};
   be_->mem_write(cpl_addr_, zeros, 16);

@@ -75,11 +75,42 @@ class DeviceImpl {
   uint64_t arena_base() const { return arena_base_; }
   uint64_t arena_size() const { return arena_size_; }
 
-  // Runs the device until pred() holds or the budget is spent. False on timeout.
-  bool run_until(const std::function<bool()>& pred, Timeout t);
-  // A descriptive timeout error with the queue state.
-  [[noreturn]] void throw_timeout(const std::string& what, Timeout t);
-  [[noreturn]] void throw_device_error(const CompletionRecord& rec);
+  // One wait's budget, started when it is made: device cycles and wall-clock seconds, whichever
+  // runs out first.
+  class Budget {
+   public:
+    Budget(const Backend& be, Timeout limit);
+    enum class Spent { kNo, kCycles, kSeconds };
+    Spent spent() const;  // which limit has run out, if any
+    uint64_t cycles_left() const;
+    double seconds_left() const;
+    uint64_t cycles() const;  // device cycles since the budget started
+    double seconds() const;   // wall-clock seconds since the budget started
+    const Timeout& limit() const { return limit_; }
+
+   private:
+    const Backend& be_;
+    Timeout limit_;
+    uint64_t c0_;
+    std::chrono::steady_clock::time_point w0_;
+  };
+  Budget budget(Timeout t) const { return Budget(*be_, effective(t)); }
+
+  // Runs the device until pred() holds or `b` is spent. False when the budget ran out.
+  bool run_until(const std::function<bool()>& pred, const Budget& b);
+  // A TIMEOUT error that says which limit fired, after how long, and the queue's state.
+  [[noreturn]] void throw_timeout(const std::string& what, const Budget& b);
+  // The error the device settled on (ERR_* registers once it is idle), as weft::Error.
+  [[noreturn]] void throw_device_error(const DeviceError& e, const std::string& note = {});
+
+  // Brings the queue to a known state whatever ran before (this process or an earlier one):
+  // CTRL.qreset, then waits until STATUS.reset_busy clears. `what` names the caller in errors.
+  void queue_reset(const std::string& what, const Budget& b);
+  // After the queue stopped on an error: runs the device until it is idle (every transfer that
+  // had started has ended, so a later bus error can no longer replace the recorded one), then
+  // reads ERR_CODE / ERR_INDEX / ERR_ADDR. Also returns what was recorded if `b` runs out first;
+  // *settled says which.
+  std::optional<DeviceError> settle(const Budget& b, bool* settled);
 
  private:
   CompletionRecord record();

@@ -27,10 +27,19 @@ namespace weft::detail {
 template <class Model>
 class VerilatedBackend : public Backend {
  public:
+  // Verilator keeps one "current context" per thread (and one "last context" per process) in
+  // the runtime's statics, which every device of this configuration shares (one plugin object).
+  // Assertion failures, $display and the model's scope registration go to that context, not to
+  // the model's own. So each device makes its context current whenever it runs (tick, reset),
+  // and the last one destroyed must not leave it pointing at freed memory.
   ~VerilatedBackend() override {
-    Verilated::threadContextp(ctx_.get());
+    make_current();
     dut_->final();
     if (fst_) fst_->close();
+    fst_.reset();
+    dut_.reset();  // unregisters the model's scopes from the current context: ours
+    if (Verilated::threadContextp() == ctx_.get()) Verilated::threadContextp(nullptr);
+    ctx_.reset();
   }
 
   void mem_write(uint64_t a, const void* s, size_t n) override {
@@ -91,6 +100,7 @@ class VerilatedBackend : public Backend {
   // A falling edge of rst_ni (asynchronous reset), 8 clock cycles with the bus models idle (they
   // only drive their idle outputs), release, 2 cycles.
   void reset() {
+    make_current();
     dut_->clk_i = 0;
     dut_->rst_ni = 1;
     drive_models();
@@ -105,11 +115,15 @@ class VerilatedBackend : public Backend {
 
   // One clock cycle with the Weft tick protocol: models drive, evaluate, models sample, edge.
   void tick() {
+    make_current();
     drive_models();
     dut_->eval();
     sample_models();
     edge();
   }
+
+  // Points Verilator's per-thread context at this device's (see the destructor).
+  void make_current() { Verilated::threadContextp(ctx_.get()); }
 
   std::string waves_note() const { return trace_path_.empty() ? "" : ", waves " + trace_path_; }
 

@@ -68,6 +68,11 @@ class Harness {
     ctx_->coveragep()->write(cov.c_str());
 #endif
     if (ctx_->gotError() && !reported_) ADD_FAILURE() << "Verilator reported an error (assertion?)";
+    // The model goes while its context is current; then Verilator's thread context must not be
+    // left pointing at the context this harness is about to free.
+    trace_.reset();
+    model_.reset();
+    Verilated::threadContextp(nullptr);
   }
 
   Model& dut() { return *model_; }

@@ -74,6 +74,7 @@ class DeviceImpl {
   std::string description() const;
   uint64_t arena_base() const { return arena_base_; }
   uint64_t arena_size() const { return arena_size_; }
+  uint64_t arena_used() const { return arena_.used(); }  // bytes taken (ring and Buffers)
 
   // Runs the device until pred() holds or the budget is spent. False on timeout.
   bool run_until(const std::function<bool()>& pred, Timeout t);

@@ -96,6 +96,23 @@ std::string cycles_note(const std::string& uri) {
   return "";
 }
 
+// For a simulated device and a big operation: the least cycles it can take (the array at its
+// peak), so that a user sees before waiting that a run will take long.
+void note_duration(const std::string& uri, const weft::Capabilities& cap, uint64_t m, uint64_t n,
+                   uint64_t k) {
+  const std::string s = scheme_of(uri);
+  if (s != "sim" && s != "pcie-sim") return;
+  const double cycles = double(m) * double(n) * double(k) / (double(cap.rows) * cap.cols);
+  if (cycles < 2e7) return;
+  fmt::print(
+      "note     at least {:.3g} device cycles (M*N*K / {}x{} at the array's peak); "
+      "{} simulates roughly 10^5 cycles/s, so this takes {} or more (ref:// is faster, "
+      "without the RTL)\n",
+      cycles, cap.rows, cap.cols, s + "://",
+      cycles / 1e5 >= 7200 ? fmt::format("{:.0f} hours", cycles / 1e5 / 3600)
+                           : fmt::format("{:.0f} minutes", cycles / 1e5 / 60));
+}
+
 std::string human_bytes(uint64_t b) {
   if (b >= (10ull << 30)) return fmt::format("{:.1f} GiB", double(b) / double(1ull << 30));
   if (b >= (10ull << 20)) return fmt::format("{:.1f} MiB", double(b) / double(1ull << 20));
@@ -112,7 +129,8 @@ uint64_t host_memory_bytes() {
 // Shows that work goes on, from the start of each phase. On a terminal (stderr a tty, no -q):
 // "<phase> [#####     ]  50 %  1.2 s" (or, for phases without a fraction, the elapsed time),
 // redrawn every 0.2 s by a thread and cleared when the phase ends. Not on a terminal: a line on
-// stderr every 10 s of a long phase ("weft: device 45 % after 10.0 s"); short runs print none.
+// stderr every 10 s of a long phase, every minute after its first ("weft: device 45 % after
+// 10.0 s"); short runs print none.
 class Progress {
  public:
   explicit Progress(bool quiet) : tty_(isatty(2) != 0), on_(!quiet) {
@@ -171,7 +189,8 @@ class Progress {
       fmt::print(stderr, "{}\x1b[K", s);
       std::fflush(stderr);
       drawn_ = true;
-    } else if (std::chrono::steady_clock::now() - last_ >= std::chrono::seconds(10)) {
+    } else if (std::chrono::steady_clock::now() - last_ >=
+               std::chrono::seconds(elapsed() < 60 ? 10 : 60)) {
       last_ = std::chrono::steady_clock::now();
       if (has_f_) {
         fmt::print(stderr, "weft: {} {:.0f} % after {:.1f} s\n", label_, 100 * f_, elapsed());
@@ -508,6 +527,7 @@ int cmd_gemm(const std::string& uri, const GemmArgs& g) {
   weft::gemm_check_size(dev, M, N, K, mode);
   check_host_memory(dev.caps(), M, N, K, uint64_t(M) * K + uint64_t(K) * N,
                     mode == weft::StoreMode::kInt32, o.check, cmd);
+  note_duration(uri, dev.caps(), M, N, K);
 
   Progress prog(o.quiet);
   std::mt19937_64 rng(o.seed);
@@ -686,6 +706,7 @@ int cmd_conv2d(const std::string& uri, const ConvArgs& c) {
                     mode == weft::StoreMode::kInt32, o.check, cmd);
   fmt::print("output   {}x{}x{}x{} (NHWC), as gemm M={} N={} K={}\n", s.n, oh, ow, s.c_out, M,
              s.c_out, K);
+  note_duration(uri, dev.caps(), M, s.c_out, K);
 
   Progress prog(o.quiet);
   std::mt19937_64 rng(o.seed);

@@ -390,45 +390,73 @@ uint64_t largest(uint64_t hi, F ok) {
 void check_fits(Device& dev, uint64_t M, uint64_t N, uint64_t K, bool int32_out,
                 const std::string& what) {
   const Capabilities& cap = dev.caps();
-  const GemmFootprint f = gemm_footprint(cap, M, N, K, int32_out);
   const uint64_t host = host_memory_bytes();
-  const uint64_t prog_bytes = sat_mul(f.descriptors, kHostBytesPerDescriptor);
-  if (prog_bytes > host / 2) {
-    throw Error(Errc::kOutOfMemory, what + ": the descriptor program (about " +
-                                        std::to_string(f.descriptors) + " descriptors, " +
-                                        mib(prog_bytes) + " of host memory while it is built) " +
-                                        "does not fit in half of this host's " + mib(host) +
-                                        "; split the operation into smaller ones");
-  }
-  if (arena_fits(dev, f)) return;
+  auto program_fits = [&](const GemmFootprint& f) {
+    return sat_mul(f.descriptors, kHostBytesPerDescriptor) <= host / 2;
+  };
+  auto fits = [&](uint64_t m, uint64_t n, uint64_t k) {
+    const GemmFootprint f = gemm_footprint(cap, m, n, k, int32_out);
+    return program_fits(f) && arena_fits(dev, f);
+  };
+  const GemmFootprint f = gemm_footprint(cap, M, N, K, int32_out);
+  const bool arena_ok = arena_fits(dev, f);
+  if (arena_ok && program_fits(f)) return;
+
   const uint64_t used = dev.impl().arena_used(), size = dev.arena_size();
   const uint64_t free = size > used ? size - used : 0;
-  std::string msg = what + ": needs " + mib(f.total()) + " of the device arena (A " + mib(f.a) +
-                    ", W " + mib(f.w) + ", output " + mib(f.out) + ", packed for the " +
-                    std::to_string(cap.rows) + "x" + std::to_string(cap.cols) +
-                    " array), but the arena has " + mib(free) + " free of " + mib(size) + ".";
-  auto fits = [&](uint64_t m, uint64_t n, uint64_t k) {
-    return arena_fits(dev, gemm_footprint(cap, m, n, k, int32_out));
-  };
-  const uint64_t max_m = largest(M - 1, [&](uint64_t m) { return fits(m, N, K); });
-  const uint64_t max_k = largest(K - 1, [&](uint64_t k) { return fits(M, N, k); });
-  std::string alt;
-  if (max_m) alt += " M <= " + std::to_string(max_m) + " (with N and K kept)";
-  if (max_k) {
-    alt += std::string(alt.empty() ? "" : " or") + " K <= " + std::to_string(max_k) +
-           " (with M and N kept)";
-  }
-  if (!alt.empty()) msg += " What fits now:" + alt + ".";
-  // The arena needed: what is taken now plus the four buffers, each 4 KiB aligned, in MiB.
-  uint64_t need = round_up(used, kBufAlign);
-  for (uint64_t b : {f.a, f.w, f.params, f.out}) need = sat_add(need, round_up(b, kBufAlign));
-  need = round_up(sat_add(need, kBufAlign), 1u << 20);
-  if (need <= kMaxArena) {
-    msg += " Or open the device with a larger arena: mem=" + std::to_string(need) + " (" +
-           mib(need) + ") or more, e.g. sim://?mem=" + std::to_string(need) +
-           (need > host / 2 ? "; this host has " + mib(host) + " of memory" : std::string()) + ".";
+  std::string msg = what + ": ";
+  if (!arena_ok) {
+    msg += "needs " + mib(f.total()) + " of the device arena (A " + mib(f.a) + ", W " + mib(f.w) +
+           ", output " + mib(f.out) + ", packed for the " + std::to_string(cap.rows) + "x" +
+           std::to_string(cap.cols) + " array), but the arena has " + mib(free) + " free of " +
+           mib(size) + ".";
   } else {
-    msg += " No arena holds it (mem= is at most 2^40 bytes): split the operation.";
+    const uint64_t prog = sat_mul(f.descriptors, kHostBytesPerDescriptor);
+    msg += "its descriptor program (about " + std::to_string(f.descriptors) + " descriptors, " +
+           mib(prog) + " of host memory while it is built) needs more than half of this host's " +
+           mib(host) + ".";
+  }
+  // What fits: one size smaller with the others kept, else the largest M = N = K.
+  const uint64_t max_m = largest(M - 1, [&](uint64_t m) { return fits(m, N, K); });
+  const uint64_t max_n = largest(N - 1, [&](uint64_t n) { return fits(M, n, K); });
+  const uint64_t max_k = largest(K - 1, [&](uint64_t k) { return fits(M, N, k); });
+  std::vector<std::string> alt;
+  if (max_m) alt.push_back("M <= " + std::to_string(max_m) + " (with N and K kept)");
+  if (max_n) alt.push_back("N <= " + std::to_string(max_n) + " (with M and K kept)");
+  if (max_k) alt.push_back("K <= " + std::to_string(max_k) + " (with M and N kept)");
+  if (alt.empty()) {
+    const uint64_t hi = std::min<uint64_t>(
+        {std::max({M, N, K}), kMaxK, UINT32_MAX / std::max<uint32_t>(cap.bus_bytes, 1)});
+    const uint64_t cube = largest(hi, [&](uint64_t v) { return fits(v, v, v); });
+    if (cube) {
+      alt.push_back("M = N = K <= " + std::to_string(cube) +
+                    " (no single size alone makes it fit)");
+    }
+  }
+  if (!alt.empty()) {
+    msg += " What fits now: ";
+    for (size_t i = 0; i < alt.size(); ++i) msg += (i ? " or " : "") + alt[i];
+    msg += ".";
+  }
+  if (!arena_ok) {
+    // The arena needed: what is taken now plus the four buffers, each 4 KiB aligned, in MiB.
+    uint64_t need = round_up(used, kBufAlign);
+    for (uint64_t b : {f.a, f.w, f.params, f.out}) need = sat_add(need, round_up(b, kBufAlign));
+    need = round_up(sat_add(need, kBufAlign), 1u << 20);
+    if (need > kMaxArena) {
+      msg += " No arena holds it (mem= is at most 2^40 bytes): split the operation.";
+    } else if (!program_fits(f)) {
+      msg += " A larger arena (mem=" + std::to_string(need) +
+             ") would not do: the descriptor program would not fit in this host's memory; split "
+             "the operation.";
+    } else {
+      msg += " Or open the device with a larger arena: mem=" + std::to_string(need) + " (" +
+             mib(need) + ") or more, e.g. sim://?mem=" + std::to_string(need) +
+             (need > host / 2 ? "; this host has " + mib(host) + " of memory" : std::string()) +
+             ".";
+    }
+  } else {
+    msg += " Split the operation into smaller ones.";
   }
   throw Error(Errc::kOutOfMemory, msg);
 }

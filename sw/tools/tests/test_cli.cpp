@@ -168,8 +168,7 @@ TEST(CliUsage, UnknownCommandIsNamedWithTheCommands) {
 
 TEST(CliUsage, EveryParseErrorExitsTwoWithCli11sMessage) {
   // CLI11's own codes would be 104..109; the tool maps each to 2 and keeps the message.
-  EXPECT_RUN(weft({"gemm", "4", "4", "4", "--frob"}), 2, err,
-             "The following arguments were not expected: --frob");
+  EXPECT_RUN(weft({"gemm", "4", "4", "4", "--frob"}), 2, err, "not expected: --frob");
   EXPECT_RUN(weft({"gemm", "x", "4", "4"}), 2, err, "x");
   EXPECT_RUN(weft({"gemm", "4", "4", "4", "--mode", "bogus"}), 2, err, "bogus not in");
   EXPECT_RUN(weft({"gemm", "4", "4", "4", "--seed"}), 2, err, "--seed");
@@ -467,7 +466,8 @@ TEST(CliSize, HugeShapesAreRefusedAtOnceWithWhatFits) {
     EXPECT_RUN(r, 2, err, "OUT_OF_MEMORY");
     EXPECT_TRUE(has(r.err, "of the device arena")) << show(r);
     EXPECT_TRUE(has(r.err, "mem=")) << show(r);
-    EXPECT_TRUE(std::regex_search(r.err, std::regex("What fits now: M <= \\d+"))) << show(r);
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("What fits now: (M|N|K|M = N = K) <= \\d+")))
+        << show(r);
     EXPECT_LT(r.seconds, 1.0) << show(r);
   }
 }
@@ -479,7 +479,7 @@ TEST(CliSize, TheSuggestedSizesFit) {
   weft::Device dev = weft::Device::open(uri);
   std::string msg;
   try {
-    weft::gemm_check_size(dev, 400, 300, 500, weft::StoreMode::kInt32);
+    weft::gemm_check_size(dev, 600, 300, 500, weft::StoreMode::kInt32);
     FAIL() << "fits";
   } catch (const weft::Error& e) {
     ASSERT_EQ(e.code(), weft::Errc::kOutOfMemory);
@@ -493,11 +493,11 @@ TEST(CliSize, TheSuggestedSizesFit) {
   EXPECT_NO_THROW(weft::gemm_check_size(dev, max_m, 300, 500, weft::StoreMode::kInt32));
   EXPECT_THROW(weft::gemm_check_size(dev, max_m + 1, 300, 500, weft::StoreMode::kInt32),
                weft::Error);
-  EXPECT_NO_THROW(weft::gemm_check_size(dev, 400, 300, max_k, weft::StoreMode::kInt32));
-  EXPECT_THROW(weft::gemm_check_size(dev, 400, 300, max_k + 1, weft::StoreMode::kInt32),
+  EXPECT_NO_THROW(weft::gemm_check_size(dev, 600, 300, max_k, weft::StoreMode::kInt32));
+  EXPECT_THROW(weft::gemm_check_size(dev, 600, 300, max_k + 1, weft::StoreMode::kInt32),
                weft::Error);
   weft::Device big = weft::Device::open("ref://?mem=" + mem);
-  EXPECT_NO_THROW(weft::gemm_check_size(big, 400, 300, 500, weft::StoreMode::kInt32));
+  EXPECT_NO_THROW(weft::gemm_check_size(big, 600, 300, 500, weft::StoreMode::kInt32));
   // The tool runs the suggested M on that arena (bit-exact).
   const Outcome r =
       weft({"gemm", std::to_string(max_m), "300", "500", "--int32", "--check", "-q", "-d", uri});

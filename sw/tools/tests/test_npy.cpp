@@ -216,7 +216,10 @@ std::string numpy_view(const std::string& path) {
 std::string expected_view(const Array& a) {
   std::string s =
       std::string(weft::npy::dtype_name(a.dtype)) + "\n" + a.shape_string() + "\n" + "True\n";
-  for (uint64_t i = 0; i < a.elements(); ++i) s += (i ? " " : "") + std::to_string(a.at(i));
+  for (uint64_t i = 0; i < a.elements(); ++i) {
+    if (i) s += ' ';
+    s += std::to_string(a.at(i));
+  }
   return s + "\n";
 }
 

@@ -20,6 +20,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -586,13 +587,27 @@ int cmd_gemm(const std::string& uri, const GemmArgs& g) {
   return rc;
 }
 
+// Comma-separated integers ("3", "3,5", "1,0,1,0"), each wholly a number; nullopt otherwise.
+std::optional<std::vector<int64_t>> parse_ints(const std::string& s) {
+  std::vector<int64_t> v;
+  const char* p = s.data();
+  const char* end = s.data() + s.size();
+  for (;;) {
+    int64_t x = 0;
+    const auto [q, ec] = std::from_chars(p, end, x);
+    if (ec != std::errc() || q == p) return std::nullopt;
+    v.push_back(x);
+    if (q == end) return v;
+    if (*q != ',') return std::nullopt;
+    p = q + 1;
+  }
+}
+
 // "3" or "3,5" (two values: first, second).
 std::pair<int64_t, int64_t> parse_pair(const std::string& s, const char* opt) {
-  int64_t a = 0, b = 0;
-  char extra = 0;
-  const int n = std::sscanf(s.c_str(), "%ld,%ld%c", &a, &b, &extra);
-  if (n == 1 && s.find(',') == std::string::npos) return {a, a};
-  if (n == 2) return {a, b};
+  const auto v = parse_ints(s);
+  if (v && v->size() == 1) return {(*v)[0], (*v)[0]};
+  if (v && v->size() == 2) return {(*v)[0], (*v)[1]};
   throw UsageError(fmt::format("weft conv2d: {} {}: expected N or N,M", opt, s));
 }
 
@@ -664,13 +679,9 @@ int cmd_conv2d(const std::string& uri, const ConvArgs& c) {
     same(s.h, s.kh, s.stride_h, &s.pad_top, &s.pad_bottom);
     same(s.w, s.kw, s.stride_w, &s.pad_left, &s.pad_right);
   } else if (c.pad != "valid") {
-    int64_t p[4] = {0, 0, 0, 0};
-    char extra = 0;
-    const int n =
-        std::sscanf(c.pad.c_str(), "%ld,%ld,%ld,%ld%c", &p[0], &p[1], &p[2], &p[3], &extra);
-    if (n == 1 && c.pad.find(',') == std::string::npos) {
-      p[1] = p[2] = p[3] = p[0];
-    } else if (n != 4) {
+    auto p = parse_ints(c.pad).value_or(std::vector<int64_t>{});
+    if (p.size() == 1) p.assign(4, p[0]);
+    if (p.size() != 4) {
       throw UsageError(fmt::format(
           "weft conv2d: --pad {}: expected P, TOP,LEFT,BOTTOM,RIGHT, same or valid", c.pad));
     }

@@ -207,6 +207,15 @@ TEST(CliUsage, SizesOutOfRangeAreRefused) {
   EXPECT_RUN(weft({"conv2d", "--height", "4", "--width", "4", "--channels", "1", "--out-channels",
                    "1", "--stride", "0"}),
              2, err, "strides must be >= 1");
+  EXPECT_RUN(weft({"conv2d", "--height", "4", "--width", "4", "--channels", "1", "--out-channels",
+                   "1", "--kernel", "3x3"}),
+             2, err, "--kernel 3x3: expected N or N,M");
+  EXPECT_RUN(weft({"conv2d", "--height", "4", "--width", "4", "--channels", "1", "--out-channels",
+                   "1", "--stride", "2,"}),
+             2, err, "--stride 2,: expected N or N,M");
+  EXPECT_RUN(weft({"conv2d", "--height", "4", "--width", "4", "--channels", "1", "--out-channels",
+                   "1", "--pad", "1,1,1,-1"}),
+             2, err, "paddings must be >= 0");
   EXPECT_RUN(weft({"gemm", "4", "4", "4", "--scale", "-1", "-d", "ref://"}), 2, err,
              "--scale must be a number > 0");
   EXPECT_RUN(weft({"gemm", "4", "4", "4", "--a-zero-point", "200", "-d", "ref://"}), 2, err,

@@ -20,6 +20,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <climits>
@@ -37,6 +38,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "npy.hpp"
@@ -1142,18 +1144,23 @@ void add_op_options(CLI::App* c, OpArgs& o, std::string& uri, const char* a_opt,
   c->add_flag("--int32", o.int32, "INT32 output (acc + bias): the same as --mode int32");
   c->add_option("--scale", o.scale,
                 "Requantization scale of the 8-bit modes (default 1/(64 sqrt(K) + 1))");
-  c->add_flag(
-      ua, o.a_unsigned,
-      fmt::format("{} is uint8 (zero point 128) instead of int8 (random operands)", a_what));
-  c->add_flag(
-      uw, o.w_unsigned,
-      fmt::format("{} is uint8 (zero point 128) instead of int8 (random operands)", w_what));
+  const auto cap = [](std::string t) {
+    t[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(t[0])));
+    return t;
+  };
+  for (const auto& [flag, var, what] :
+       {std::tuple{ua, &o.a_unsigned, a_what}, std::tuple{uw, &o.w_unsigned, w_what}}) {
+    c->add_flag(flag, *var,
+                fmt::format("{} is uint8 (zero point 128) instead of int8 (random operands; a "
+                            "file's dtype says which)",
+                            cap(what)));
+  }
   c->add_option("--a-zero-point", o.a_zp, fmt::format("Zero point of {}", a_what));
   c->add_option("--w-zero-point", o.w_zp, fmt::format("Zero point of {}", w_what));
   c->add_option(a_opt, o.a_file,
-                fmt::format("{} from a .npy file (int8 or uint8, C order)", a_what));
+                fmt::format("{} from a .npy file (int8 or uint8, C order)", cap(a_what)));
   c->add_option(w_opt, o.w_file,
-                fmt::format("{} from a .npy file (int8 or uint8, C order)", w_what));
+                fmt::format("{} from a .npy file (int8 or uint8, C order)", cap(w_what)));
   c->add_option("--bias", o.bias_file,
                 "Bias from a .npy file (int32, one per output channel; default: random with "
                 "random operands, 0 with operands from files)");

@@ -348,16 +348,23 @@ weft::Operand operand_type(const std::optional<weft::npy::Array>& f, bool unsign
 
 const char* type_name(const weft::Operand& o) { return o.is_signed ? "int8" : "uint8"; }
 
-// A dimension given on the command line and/or by a file: they must agree.
-int64_t agree(const char* name, std::optional<int64_t> given, std::optional<uint64_t> from_file,
-              const std::string& file_desc, const char* cmd) {
-  if (given && from_file && uint64_t(*given) != *from_file) {
-    throw UsageError(fmt::format("weft {}: {} = {} on the command line, but {} gives {} = {}", cmd,
-                                 name, *given, file_desc, name, *from_file));
+// A dimension and where it comes from ("on the command line", "--a A.npy"); no value: not given.
+struct Dim {
+  std::optional<int64_t> v;
+  std::string from = "on the command line";
+  int64_t or_(int64_t def) const { return v ? *v : def; }
+};
+
+// A dimension given by `d` and/or by a file: when both give it they must agree.
+Dim agree(const char* name, const Dim& d, std::optional<uint64_t> from_file,
+          const std::string& file_desc, const char* cmd) {
+  if (d.v && from_file && uint64_t(*d.v) != *from_file) {
+    throw UsageError(fmt::format("weft {}: {} = {} {}, but {} gives {} = {}", cmd, name, *d.v,
+                                 d.from, file_desc, name, *from_file));
   }
-  if (given) return *given;
-  if (from_file) return static_cast<int64_t>(*from_file);
-  return -1;
+  if (d.v) return d;
+  if (from_file) return {static_cast<int64_t>(*from_file), "from " + file_desc};
+  return {};
 }
 
 // The bias: a file (int32, `n` values), else random (random operands) or zeros (operands from
@@ -507,14 +514,13 @@ int cmd_gemm(const std::string& uri, const GemmArgs& g) {
     throw UsageError(
         "weft gemm: give the sizes M N K, or both --a and --w files (which define them)");
   }
-  const int64_t M = agree("M", g.m, af ? std::optional<uint64_t>(af->shape[0]) : std::nullopt,
-                          "--a " + o.a_file, cmd);
-  const int64_t K0 = agree("K", g.k, af ? std::optional<uint64_t>(af->shape[1]) : std::nullopt,
-                           "--a " + o.a_file, cmd);
-  const int64_t K = agree("K", K0, wf ? std::optional<uint64_t>(wf->shape[0]) : std::nullopt,
-                          "--w " + o.w_file, cmd);
-  const int64_t N = agree("N", g.n, wf ? std::optional<uint64_t>(wf->shape[1]) : std::nullopt,
-                          "--w " + o.w_file, cmd);
+  auto dim = [](const std::optional<weft::npy::Array>& f, int i) {
+    return f ? std::optional<uint64_t>(f->shape[i]) : std::nullopt;
+  };
+  const std::string ad = "--a " + o.a_file, wd = "--w " + o.w_file;
+  const int64_t M = agree("M", {g.m}, dim(af, 0), ad, cmd).or_(-1);
+  const int64_t K = agree("K", agree("K", {g.k}, dim(af, 1), ad, cmd), dim(wf, 0), wd, cmd).or_(-1);
+  const int64_t N = agree("N", {g.n}, dim(wf, 1), wd, cmd).or_(-1);
   weft::GemmOptions opt;
   opt.a = operand_type(af, o.a_unsigned, o.a_zp);
   opt.w = operand_type(wf, o.w_unsigned, o.w_zp);
@@ -641,13 +647,12 @@ int cmd_conv2d(const std::string& uri, const ConvArgs& c) {
   };
   const std::string xd = "--input " + o.a_file, fd = "--filter " + o.w_file;
   weft::Conv2dShape s;
-  s.n = int(agree("N (--batch)", c.batch, dim(xf, 0), xd, cmd));
-  if (s.n < 0) s.n = 1;
-  s.h = int(agree("H (--height)", c.height, dim(xf, 1), xd, cmd));
-  s.w = int(agree("W (--width)", c.width, dim(xf, 2), xd, cmd));
-  const int64_t cin = agree("C (--channels)", c.channels, dim(xf, 3), xd, cmd);
-  s.c_in = int(agree("C (--channels)", cin, dim(ff, 3), fd, cmd));
-  s.c_out = int(agree("C_out (--out-channels)", c.out_channels, dim(ff, 0), fd, cmd));
+  s.n = int(agree("N (--batch)", {c.batch}, dim(xf, 0), xd, cmd).or_(1));
+  s.h = int(agree("H (--height)", {c.height}, dim(xf, 1), xd, cmd).or_(-1));
+  s.w = int(agree("W (--width)", {c.width}, dim(xf, 2), xd, cmd).or_(-1));
+  const Dim cin = agree("C (--channels)", {c.channels}, dim(xf, 3), xd, cmd);
+  s.c_in = int(agree("C (--channels)", cin, dim(ff, 3), fd, cmd).or_(-1));
+  s.c_out = int(agree("C_out (--out-channels)", {c.out_channels}, dim(ff, 0), fd, cmd).or_(-1));
   if (s.h < 0 || s.w < 0 || s.c_in < 0) {
     throw UsageError(
         "weft conv2d: give the input's shape (--height, --width, --channels and "
@@ -660,9 +665,8 @@ int cmd_conv2d(const std::string& uri, const ConvArgs& c) {
   if (!c.kernel.empty()) kern = parse_pair(c.kernel, "--kernel");
   const std::optional<int64_t> kh_opt = kern ? std::optional(kern->first) : std::nullopt;
   const std::optional<int64_t> kw_opt = kern ? std::optional(kern->second) : std::nullopt;
-  s.kh = int(agree("KH (--kernel)", kh_opt, dim(ff, 1), fd, cmd));
-  s.kw = int(agree("KW (--kernel)", kw_opt, dim(ff, 2), fd, cmd));
-  if (s.kh < 0) s.kh = s.kw = 3;
+  s.kh = int(agree("KH (--kernel)", {kh_opt}, dim(ff, 1), fd, cmd).or_(3));
+  s.kw = int(agree("KW (--kernel)", {kw_opt}, dim(ff, 2), fd, cmd).or_(3));
   const auto [sh, sw] = parse_pair(c.stride, "--stride");
   if (sh < 1 || sw < 1 || sh > INT32_MAX || sw > INT32_MAX) {
     throw UsageError(fmt::format("weft conv2d: --stride {}: strides must be >= 1", c.stride));

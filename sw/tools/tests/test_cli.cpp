@@ -428,7 +428,7 @@ TEST(CliNpy, FilesThatDoNotFitAreRefusedWithTheReason) {
   const std::string w2 = (d / "w2.npy").string();
   weft::npy::write(w2, weft::npy::from_int8(std::vector<uint8_t>(6 * 3), {6, 3}, true));
   EXPECT_RUN(weft({"gemm", "--a", a, "--w", w2, "-d", "ref://"}), 2, err,
-             "but --w " + w2 + " gives K = 6");
+             "K = 7 from --a " + a + ", but --w " + w2 + " gives K = 6");
   EXPECT_RUN(weft({"gemm", "--a", a, "-d", "ref://"}), 2, err,
              "give the sizes M N K, or both --a and --w files");
   EXPECT_RUN(weft({"gemm", "--a", a, "--w", w, "--unsigned-a", "-d", "ref://"}), 2, err,
@@ -456,7 +456,14 @@ TEST(CliNpy, FilesThatDoNotFitAreRefusedWithTheReason) {
                    weft::npy::from_int8(std::vector<uint8_t>(4 * 3 * 3 * 2), {4, 3, 3, 2}, true));
   EXPECT_RUN(
       weft({"conv2d", "--input", x, "--filter", f, "-d", "ref://"}), 2, err,
-      "C (--channels) = 3 on the command line, but --filter " + f + " gives C (--channels) = 2");
+      "C (--channels) = 3 from --input " + x + ", but --filter " + f + " gives C (--channels) = 2");
+  // Only the filter gives C: taken from it.
+  const std::string f3 = (d / "f3.npy").string();
+  weft::npy::write(f3,
+                   weft::npy::from_int8(std::vector<uint8_t>(4 * 3 * 3 * 3), {4, 3, 3, 3}, true));
+  EXPECT_RUN(
+      weft({"conv2d", "--height", "5", "--width", "5", "--filter", f3, "--check", "-d", "ref://"}),
+      0, out, "input 1x5x5x3 int8 (random), filter 4x3x3x3 int8 (" + f3 + ")");
   EXPECT_RUN(weft({"conv2d", "--input", x, "--out-channels", "4", "--height", "6", "-d", "ref://"}),
              2, err, "H (--height) = 6 on the command line, but --input " + x);
 }

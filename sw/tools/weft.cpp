@@ -436,6 +436,22 @@ void check_host_memory(const weft::Capabilities& cap, uint64_t m, uint64_t n, ui
   }
 }
 
+// --out: its directory must exist and be writable before anything runs.
+void check_out_file(const std::string& file, const char* cmd) {
+  if (file.empty()) return;
+  const fs::path dir = fs::path(file).has_parent_path() ? fs::path(file).parent_path() : ".";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec) || access(dir.c_str(), W_OK) != 0) {
+    throw UsageError(
+        fmt::format("weft {}: --out {}: the directory {} does not exist or is not "
+                    "writable",
+                    cmd, file, dir.string()));
+  }
+  if (fs::is_directory(file, ec)) {
+    throw UsageError(fmt::format("weft {}: --out {} is a directory; give a file name", cmd, file));
+  }
+}
+
 // The device's result as int32 values (8-bit modes: int8).
 struct Result {
   std::vector<uint8_t> c8;
@@ -452,8 +468,12 @@ std::vector<int32_t> widen(std::span<const uint8_t> b, bool is_signed) {
 
 // Compares rows [r0, r0 + rows) of the result with `want` (row-major, n columns); prints the
 // first mismatches. Returns how many differ.
+// Compares rows [r0, r0 + rows) of the result with `want` (row-major, n columns); the first
+// five mismatches go to `lines` (printed after the progress line is gone). Returns how many
+// differ.
 size_t compare_rows(const Result& r, std::span<const int32_t> want, size_t r0, int n,
-                    size_t* printed, const std::function<std::string(size_t)>& where) {
+                    std::vector<std::string>* lines,
+                    const std::function<std::string(size_t)>& where) {
   size_t bad = 0;
   for (size_t i = 0; i < want.size(); ++i) {
     const size_t idx = r0 * size_t(n) + i;
@@ -461,8 +481,9 @@ size_t compare_rows(const Result& r, std::span<const int32_t> want, size_t r0, i
     const int32_t exp = r.int32 ? want[i] : int32_t(int8_t(uint8_t(want[i])));
     if (got != exp) {
       ++bad;
-      if ((*printed)++ < 5) {
-        fmt::print("mismatch {}: device {}, golden {}\n", where(idx), got, want[i]);
+      if (lines->size() < 5) {
+        lines->push_back(
+            fmt::format("mismatch {}: device {}, golden {}", where(idx), got, want[i]));
       }
     }
   }
@@ -507,6 +528,7 @@ int cmd_gemm(const std::string& uri, const GemmArgs& g) {
     throw UsageError(fmt::format("weft gemm: M, N and K must be in 1..2147483647 (got {} {} {})",
                                  *g.m, *g.n, *g.k));
   }
+  check_out_file(o.out_file, cmd);
   const auto af = read_operand(o.a_file, "--a", "--unsigned-a", o.a_unsigned, 2, "M x K", cmd);
   const auto wf = read_operand(o.w_file, "--w", "--unsigned-w", o.w_unsigned, 2, "K x N", cmd);
   // Sizes: from M N K and/or the files; where both give one they must agree.
@@ -575,17 +597,19 @@ int cmd_gemm(const std::string& uri, const GemmArgs& g) {
     const weft::golden::OutputParams op{static_cast<weft::golden::RequantMode>(mode),
                                         opt.out.zero_point, opt.out.act_min, opt.out.act_max};
     const size_t rows = std::max<size_t>(1, (size_t{1} << 24) / (size_t(K) * N));
-    size_t bad = 0, printed = 0;
+    size_t bad = 0;
+    std::vector<std::string> lines;
     for (size_t r0 = 0; r0 < size_t(M); r0 += rows) {
       const size_t nr = std::min<size_t>(rows, M - r0);
       const auto av = widen(std::span(a).subspan(r0 * K, nr * K), opt.a.is_signed);
       const auto acc = weft::golden::gemm(av, wv, int(nr), int(K), int(N), at, wt);
       const auto want = weft::golden::postprocess(acc, int(nr), int(N), ch, op);
-      bad += compare_rows(r, want, r0, int(N), &printed,
+      bad += compare_rows(r, want, r0, int(N), &lines,
                           [&](size_t i) { return fmt::format("C[{}][{}]", i / N, i % N); });
       prog.set(double(r0 + nr) / double(M));
     }
     prog.end();
+    for (const auto& l : lines) fmt::print("{}\n", l);
     fmt::print("check    {} ({} of {} elements differ from the golden model)\n",
                bad ? "FAILED" : "passed, bit-exact", bad, size_t(M) * N);
     rc = bad ? kExitMismatch : kExitOk;
@@ -638,6 +662,7 @@ int cmd_conv2d(const std::string& uri, const ConvArgs& c) {
       throw UsageError(fmt::format("weft conv2d: {} must be in 1..2147483647 (got {})", name, *v));
     }
   }
+  check_out_file(o.out_file, cmd);
   const auto xf = read_operand(o.a_file, "--input", "--unsigned-input", o.a_unsigned, 4,
                                "N x H x W x C, NHWC", cmd);
   const auto ff = read_operand(o.w_file, "--filter", "--unsigned-filter", o.w_unsigned, 4,
@@ -764,19 +789,21 @@ int cmd_conv2d(const std::string& uri, const ConvArgs& c) {
     const weft::golden::OutputParams op{static_cast<weft::golden::RequantMode>(mode),
                                         opt.out.zero_point, opt.out.act_min, opt.out.act_max};
     const size_t img = size_t(s.h) * s.w * s.c_in, rows = size_t(oh) * ow;
-    size_t bad = 0, printed = 0;
+    size_t bad = 0;
+    std::vector<std::string> lines;
     for (int b = 0; b < s.n; ++b) {
       const auto xv = widen(std::span(x).subspan(b * img, img), opt.a.is_signed);
       const auto acc = weft::golden::conv2d(xv, fv, g, {opt.a.is_signed, opt.a.zero_point},
                                             {opt.w.is_signed, opt.w.zero_point});
       const auto want = weft::golden::postprocess(acc, int(rows), s.c_out, ch, op);
-      bad += compare_rows(r, want, b * rows, s.c_out, &printed, [&](size_t i) {
+      bad += compare_rows(r, want, b * rows, s.c_out, &lines, [&](size_t i) {
         const size_t co = i % s.c_out, pix = i / s.c_out;
         return fmt::format("out[{}][{}][{}][{}]", pix / rows, (pix % rows) / ow, pix % ow, co);
       });
       prog.set(double(b + 1) / s.n);
     }
     prog.end();
+    for (const auto& l : lines) fmt::print("{}\n", l);
     fmt::print("check    {} ({} of {} elements differ from the golden model's conv2d)\n",
                bad ? "FAILED" : "passed, bit-exact", bad, M * s.c_out);
     rc = bad ? kExitMismatch : kExitOk;
@@ -1240,8 +1267,28 @@ int main(int argc, char** argv) {
   bool help = false, have_command = false;
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
-    if (s == "-h" || s == "--help") help = true;
-    if (s.empty() || s[0] == '-') continue;
+    if (s == "-h" || s == "--help") {
+      help = true;
+      continue;
+    }
+    if (!s.empty() && s[0] == '-') {
+      fmt::print(stderr,
+                 "weft: {} before the command: options go after it (weft <command> {} ...); the "
+                 "commands are {} (weft --help)\n",
+                 s, s, join(kCommands));
+      return kExitUsage;
+    }
+    if (s == "help") {  // `weft help [command]`: the help, as --help
+      const std::string sub = i + 1 < argc ? argv[i + 1] : "";
+      for (auto* c : {info, gemm, conv, simt}) {
+        if (c->get_name() == sub) {
+          fmt::print("{}", c->help());
+          return kExitOk;
+        }
+      }
+      fmt::print("{}", app.help());
+      return kExitOk;
+    }
     if (std::find(kCommands.begin(), kCommands.end(), s) == kCommands.end()) {
       fmt::print(stderr, "weft: unknown command '{}'; the commands are {} (weft --help)\n", s,
                  join(kCommands));

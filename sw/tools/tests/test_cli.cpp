@@ -164,6 +164,12 @@ TEST(CliUsage, UnknownCommandIsNamedWithTheCommands) {
   EXPECT_TRUE(has(r.err, "info, gemm, conv2d, simt")) << show(r);
   EXPECT_FALSE(has(r.err, "A subcommand is required")) << show(r);
   EXPECT_RUN(weft({}), 2, err, "give a command: info, gemm, conv2d, simt");
+  EXPECT_RUN(weft({"--device", "ref://", "gemm", "4", "4", "4"}), 2, err,
+             "--device before the command: options go after it");
+  EXPECT_RUN(weft({"help", "gemm"}), 0, out, "--unsigned-a");
+  const Outcome r = weft({"gemm", "4", "4", "4", "--out", "/nonexistent/dir/c.npy"});
+  EXPECT_RUN(r, 2, err, "--out /nonexistent/dir/c.npy: the directory /nonexistent/dir does not");
+  EXPECT_FALSE(has(r.out, "device")) << "refused before the device is opened\n" << show(r);
 }
 
 TEST(CliUsage, EveryParseErrorExitsTwoWithCli11sMessage) {

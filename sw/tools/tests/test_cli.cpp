@@ -167,9 +167,9 @@ TEST(CliUsage, UnknownCommandIsNamedWithTheCommands) {
   EXPECT_RUN(weft({"--device", "ref://", "gemm", "4", "4", "4"}), 2, err,
              "--device before the command: options go after it");
   EXPECT_RUN(weft({"help", "gemm"}), 0, out, "--unsigned-a");
-  const Outcome r = weft({"gemm", "4", "4", "4", "--out", "/nonexistent/dir/c.npy"});
-  EXPECT_RUN(r, 2, err, "--out /nonexistent/dir/c.npy: the directory /nonexistent/dir does not");
-  EXPECT_FALSE(has(r.out, "device")) << "refused before the device is opened\n" << show(r);
+  const Outcome o = weft({"gemm", "4", "4", "4", "--out", "/nonexistent/dir/c.npy"});
+  EXPECT_RUN(o, 2, err, "--out /nonexistent/dir/c.npy: the directory /nonexistent/dir does not");
+  EXPECT_FALSE(has(o.out, "device")) << "refused before the device is opened\n" << show(o);
 }
 
 TEST(CliUsage, EveryParseErrorExitsTwoWithCli11sMessage) {

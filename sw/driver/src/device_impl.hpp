@@ -74,6 +74,7 @@ class DeviceImpl {
   std::string description() const;
   uint64_t arena_base() const { return arena_base_; }
   uint64_t arena_size() const { return arena_size_; }
+  uint64_t arena_used() const { return arena_.used(); }  // bytes taken (ring and Buffers)
 
   // One wait's budget, started when it is made: device cycles and wall-clock seconds, whichever
   // runs out first.

@@ -2,6 +2,8 @@
 // schedule are described in docs/driver.md ("Tiling"); dependencies come from schedule.hpp.
 #include "weft/ops.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -77,11 +79,19 @@ struct Plan {
 // the start (docs/driver.md).
 std::vector<uint32_t> first_pieces(uint32_t nt) { return {std::max<uint32_t>(2, (nt + 15) / 16)}; }
 
-Plan make_plan(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K,
-               const GemmOptions& opt) {
-  Plan p{};
+// The sizes of a plan, computed without building it (cheap for any M, N, K: the size checks use
+// them before anything is allocated).
+struct PlanSizes {
+  uint32_t R, C, B, half;
+  uint64_t kt, nst;
+  uint32_t a_lo, a_cap, w_lo, w_cap, p_lo;
+  uint64_t Kc, nk, mc, nmc;
+  bool resident;
+};
+
+PlanSizes plan_sizes(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K) {
+  PlanSizes p{};
   p.R = cap.rows, p.C = cap.cols, p.B = cap.bus_bytes, p.half = cap.acc_rows / 2;
-  p.M = M, p.N = N, p.K = K;
   p.kt = ceil_div(K, p.R);
   p.nst = ceil_div(N, p.C);
   const uint32_t L = cap.spad_lines;
@@ -108,6 +118,19 @@ Plan make_plan(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K,
   if (mc_max < 1) bad("K too large for the scratchpad");
   p.nmc = ceil_div(M, mc_max);
   p.mc = ceil_div(M, p.nmc);
+  return p;
+}
+
+Plan make_plan(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K,
+               const GemmOptions& opt) {
+  Plan p{};
+  const PlanSizes z = plan_sizes(cap, M, N, K);
+  p.R = z.R, p.C = z.C, p.B = z.B, p.half = z.half;
+  p.M = M, p.N = N, p.K = K;
+  p.kt = z.kt, p.nst = z.nst;
+  p.a_lo = z.a_lo, p.a_cap = z.a_cap, p.w_lo = z.w_lo, p.w_cap = z.w_cap, p.p_lo = z.p_lo;
+  p.Kc = z.Kc, p.nk = z.nk, p.mc = z.mc, p.nmc = z.nmc;
+  p.resident = z.resident;
   // m-chunks, balanced.
   const uint32_t min_stream = p.R + p.C + 2;  // rows that hide a weight-tile load
   for (uint64_t c = 0; c < p.nmc; ++c) {
@@ -257,15 +280,197 @@ Plan make_plan(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K,
   return p;
 }
 
+// ---- size checks (before anything is allocated)
+
+uint64_t sat_mul(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+uint64_t round_up(uint64_t v, uint64_t a) { return sat_mul(ceil_div(v, a), a); }
+
+constexpr uint64_t kBufAlign = 4096;        // alignment of gemm's arena buffers
+constexpr uint64_t kMaxK = 1u << 20;        // the driver's limit on K
+constexpr uint64_t kMaxArena = 1ull << 40;  // the largest mem= Device::open accepts
+// Host memory per descriptor of the program while it is built and submitted: the descriptor
+// (64 B), its step, its A-load list and the scheduler's bookkeeping, generously.
+constexpr uint64_t kHostBytesPerDescriptor = 256;
+
+std::string mib(uint64_t bytes) {
+  char b[64];
+  if (bytes >= (10ull << 30)) {
+    std::snprintf(b, sizeof b, "%.1f GiB", double(bytes) / double(1ull << 30));
+  } else if (bytes >= (1u << 20)) {
+    std::snprintf(b, sizeof b, "%.1f MiB", double(bytes) / double(1u << 20));
+  } else {
+    std::snprintf(b, sizeof b, "%.1f KiB", double(bytes) / 1024.0);
+  }
+  return b;
+}
+
+// The driver's and device's limits on M, N, K (not memory).
+void check_limits(const Capabilities& cap, int64_t m, int64_t n, int64_t k) {
+  if (m < 1 || n < 1 || k < 1) {
+    bad("gemm: M, N, K must be >= 1 (got " + std::to_string(m) + ", " + std::to_string(n) + ", " +
+        std::to_string(k) + ")");
+  }
+  if (uint64_t(k) > kMaxK) {
+    bad("gemm: K = " + std::to_string(k) +
+        " is above the driver's limit K <= 2^20 (1048576); "
+        "split the reduction and add the INT32 results");
+  }
+  // A is loaded per k-tile with a host stride of M lines (a 32-bit descriptor field).
+  const uint64_t max_m = UINT32_MAX / std::max<uint32_t>(cap.bus_bytes, 1);
+  if (uint64_t(m) > max_m) {
+    bad("gemm: M = " + std::to_string(m) +
+        " is above this device's limit M <= " + std::to_string(max_m) + " (A's row stride M x " +
+        std::to_string(cap.bus_bytes) + " bytes is a 32-bit descriptor field); split M");
+  }
+}
+
+}  // namespace
+
+GemmFootprint gemm_footprint(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K,
+                             bool int32_out) {
+  GemmFootprint f;
+  const uint64_t R = std::max<uint32_t>(cap.rows, 1), C = std::max<uint32_t>(cap.cols, 1);
+  const uint64_t B = std::max<uint32_t>(cap.bus_bytes, 1);
+  const uint64_t kt = ceil_div(K, R), nst = ceil_div(N, C);
+  const uint64_t sb = ceil_div(C * (int32_out ? 4 : 1), B) * B;
+  f.a = sat_mul(sat_mul(kt, M), B);
+  f.w = sat_mul(sat_mul(nst, K), B);
+  f.params = sat_mul(nst * C, B);
+  f.out = sat_mul(sat_mul(nst, M), sb);
+  // Per output tile and k-chunk: a W load, a COMPUTE and (streamed A) an A load; per tile a
+  // STORE_ACC and a parameter load.
+  const PlanSizes z = plan_sizes(cap, M, N, K);
+  const uint64_t tiles = sat_mul(z.nmc, z.nst);
+  f.descriptors = sat_add(sat_add(sat_mul(sat_mul(tiles, z.nk), 3), sat_mul(tiles, 2)), 64);
+  return f;
+}
+
+namespace {
+
+// Whether gemm's buffers fit in the arena now: allocated (first fit, bookkeeping only) in the
+// order gemm allocates them, then freed.
+bool arena_fits(Device& dev, const GemmFootprint& f) {
+  if (f.total() > dev.arena_size()) return false;
+  try {
+    Buffer a = dev.alloc(f.a, kBufAlign), w = dev.alloc(f.w, kBufAlign);
+    Buffer p = dev.alloc(f.params, kBufAlign), o = dev.alloc(f.out, kBufAlign);
+    return true;
+  } catch (const Error& e) {
+    if (e.code() == Errc::kOutOfMemory) return false;
+    throw;
+  }
+}
+
+uint64_t host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : UINT64_MAX;
+}
+
+// The largest v in [1, hi] with ok(v), given ok is monotone (true then false); 0 if none.
+template <class F>
+uint64_t largest(uint64_t hi, F ok) {
+  if (hi < 1 || !ok(1)) return 0;
+  uint64_t lo = 1;  // ok(lo)
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (ok(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+// `what`: "gemm M=.. N=.. K=.." or the conv2d's description.
+void check_fits(Device& dev, uint64_t M, uint64_t N, uint64_t K, bool int32_out,
+                const std::string& what) {
+  const Capabilities& cap = dev.caps();
+  const uint64_t host = host_memory_bytes();
+  auto program_fits = [&](const GemmFootprint& f) {
+    return sat_mul(f.descriptors, kHostBytesPerDescriptor) <= host / 2;
+  };
+  auto fits = [&](uint64_t m, uint64_t n, uint64_t k) {
+    const GemmFootprint f = gemm_footprint(cap, m, n, k, int32_out);
+    return program_fits(f) && arena_fits(dev, f);
+  };
+  const GemmFootprint f = gemm_footprint(cap, M, N, K, int32_out);
+  const bool arena_ok = arena_fits(dev, f);
+  if (arena_ok && program_fits(f)) return;
+
+  const uint64_t used = dev.impl().arena_used(), size = dev.arena_size();
+  const uint64_t free = size > used ? size - used : 0;
+  std::string msg = what + ": ";
+  if (!arena_ok) {
+    msg += "needs " + mib(f.total()) + " of the device arena (A " + mib(f.a) + ", W " + mib(f.w) +
+           ", output " + mib(f.out) + ", packed for the " + std::to_string(cap.rows) + "x" +
+           std::to_string(cap.cols) + " array), but the arena has " + mib(free) + " free of " +
+           mib(size) + ".";
+  } else {
+    const uint64_t prog = sat_mul(f.descriptors, kHostBytesPerDescriptor);
+    msg += "its descriptor program (about " + std::to_string(f.descriptors) + " descriptors, " +
+           mib(prog) + " of host memory while it is built) needs more than half of this host's " +
+           mib(host) + ".";
+  }
+  // What fits: one size smaller with the others kept, else the largest M = N = K.
+  const uint64_t max_m = largest(M - 1, [&](uint64_t m) { return fits(m, N, K); });
+  const uint64_t max_n = largest(N - 1, [&](uint64_t n) { return fits(M, n, K); });
+  const uint64_t max_k = largest(K - 1, [&](uint64_t k) { return fits(M, N, k); });
+  std::vector<std::string> alt;
+  if (max_m) alt.push_back("M <= " + std::to_string(max_m) + " (with N and K kept)");
+  if (max_n) alt.push_back("N <= " + std::to_string(max_n) + " (with M and K kept)");
+  if (max_k) alt.push_back("K <= " + std::to_string(max_k) + " (with M and N kept)");
+  if (alt.empty()) {
+    const uint64_t hi = std::min<uint64_t>(
+        {std::max({M, N, K}), kMaxK, UINT32_MAX / std::max<uint32_t>(cap.bus_bytes, 1)});
+    const uint64_t cube = largest(hi, [&](uint64_t v) { return fits(v, v, v); });
+    if (cube) {
+      alt.push_back("M = N = K <= " + std::to_string(cube) +
+                    " (no single size alone makes it fit)");
+    }
+  }
+  if (!alt.empty()) {
+    msg += " What fits now: ";
+    for (size_t i = 0; i < alt.size(); ++i) msg += (i ? " or " : "") + alt[i];
+    msg += ".";
+  }
+  if (!arena_ok) {
+    // The arena needed: what is taken now plus the four buffers, each 4 KiB aligned, in MiB.
+    uint64_t need = round_up(used, kBufAlign);
+    for (uint64_t b : {f.a, f.w, f.params, f.out}) need = sat_add(need, round_up(b, kBufAlign));
+    need = round_up(sat_add(need, kBufAlign), 1u << 20);
+    if (need > kMaxArena) {
+      msg += " No arena holds it (mem= is at most 2^40 bytes): split the operation.";
+    } else if (!program_fits(f)) {
+      msg += " A larger arena (mem=" + std::to_string(need) +
+             ") would not do: the descriptor program would not fit in this host's memory; split "
+             "the operation.";
+    } else {
+      msg += " Or open the device with a larger arena: mem=" + std::to_string(need) + " (" +
+             mib(need) + ") or more, e.g. sim://?mem=" + std::to_string(need) +
+             (need > host / 2 ? "; this host has " + mib(host) + " of memory" : std::string()) +
+             ".";
+    }
+  } else {
+    msg += " Split the operation into smaller ones.";
+  }
+  throw Error(Errc::kOutOfMemory, msg);
+}
+
+std::string gemm_what(uint64_t m, uint64_t n, uint64_t k) {
+  return "gemm M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k);
+}
+
 // Runs one GEMM; `esize` 1 (8-bit out) or 4 (INT32 out); the result row-major into out_bytes.
 OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<const uint8_t> a,
                  std::span<const uint8_t> w, uint8_t* out_bytes, uint32_t esize,
                  const GemmOptions& opt) {
-  if (M < 1 || N < 1 || K < 1) {
-    bad("gemm: M, N, K must be >= 1 (got " + std::to_string(M) + ", " + std::to_string(N) + ", " +
-        std::to_string(K) + ")");
-  }
-  if (K > (1u << 20)) bad("gemm: K must be <= 2^20");
+  const Capabilities& cap = dev.caps();
+  check_limits(cap, int64_t(M), int64_t(N), int64_t(K));
   if (a.size() != M * K)
     bad("gemm: A has " + std::to_string(a.size()) + " bytes, M*K = " + std::to_string(M * K));
   if (w.size() != K * N)
@@ -304,10 +509,18 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
     }
   }
   if (!int32_out && o.act_min > o.act_max) bad("gemm: act_min > act_max");
+  // Sizes against the arena and this host before anything is allocated.
+  check_fits(dev, M, N, K, int32_out, gemm_what(M, N, K));
+  if (opt.progress) opt.progress(0.0);
 
-  const Capabilities& cap = dev.caps();
   const Plan p = make_plan(cap, M, N, K, opt);
   const uint32_t B = p.B, R = p.R, C = p.C;
+  const uint64_t sb = ceil_div(uint64_t{C} * esize, B) * B;  // output row bytes per strip
+  // Device buffers first (their sizes were just checked), then the host packing.
+  Buffer a_buf = dev.alloc(p.kt * M * B, kBufAlign);
+  Buffer w_buf = dev.alloc(p.nst * K * B, kBufAlign);
+  Buffer p_buf = dev.alloc(p.nst * C * B, kBufAlign);
+  Buffer o_buf = dev.alloc(p.nst * M * sb, kBufAlign);
 
   // ---- host buffers: A packed per k-tile, W per strip, parameters per column, output per strip
   const uint8_t a_pad = static_cast<uint8_t>(opt.a.zero_point);
@@ -345,11 +558,6 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
     }
     std::memcpy(&p_pk[n * B], &cp, sizeof cp);
   }
-  const uint64_t sb = ceil_div(uint64_t{C} * esize, B) * B;  // output row bytes per strip
-  Buffer a_buf = dev.alloc(a_pk.size(), 4096);
-  Buffer w_buf = dev.alloc(w_pk.size(), 4096);
-  Buffer p_buf = dev.alloc(p_pk.size(), 4096);
-  Buffer o_buf = dev.alloc(p.nst * M * sb, 4096);
   a_buf.write(0, a_pk.data(), a_pk.size());
   w_buf.write(0, w_pk.data(), w_pk.size());
   p_buf.write(0, p_pk.data(), p_pk.size());
@@ -471,9 +679,12 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
   }
   const uint64_t last = first + prog.size() - 1;
   if (opt.progress) {
-    for (int f = 1; f <= 10; ++f) {
-      q.wait(first + std::max<size_t>(1, (prog.size() * f) / 10) - 1, opt.timeout);
-      opt.progress(f / 10.0);
+    // In steps of 1 % (at most one per descriptor), so a long run shows that it moves.
+    const size_t steps = std::min<size_t>(100, prog.size());
+    for (size_t f = 1; f <= steps; ++f) {
+      const size_t done = std::max<size_t>(1, (prog.size() * f) / steps);
+      if (q.completed() < first + done) q.wait(first + done - 1, opt.timeout);
+      opt.progress(double(done) / double(prog.size()));
     }
   }
   q.wait(last, opt.timeout);
@@ -529,15 +740,46 @@ std::vector<uint8_t> filter_to_gemm(const Conv2dShape& s, std::span<const uint8_
   return w;
 }
 
-void check_conv(const Conv2dShape& s, size_t in_size, size_t f_size, size_t out_size) {
+// The conv2d's shape: sizes, strides, paddings, and its GEMM (M, N, K) in 64 bits.
+struct ConvGemm {
+  uint64_t m, n, k;
+};
+ConvGemm check_conv_shape(const Capabilities& cap, const Conv2dShape& s) {
   if (s.n < 1 || s.h < 1 || s.w < 1 || s.c_in < 1 || s.kh < 1 || s.kw < 1 || s.c_out < 1 ||
       s.stride_h < 1 || s.stride_w < 1 || s.pad_top < 0 || s.pad_left < 0 || s.pad_bottom < 0 ||
       s.pad_right < 0) {
     bad("conv2d: sizes and strides must be >= 1, paddings >= 0");
   }
-  if (s.h + s.pad_top + s.pad_bottom < s.kh || s.w + s.pad_left + s.pad_right < s.kw) {
+  if (int64_t{s.h} + s.pad_top + s.pad_bottom > INT32_MAX ||
+      int64_t{s.w} + s.pad_left + s.pad_right > INT32_MAX) {
+    bad("conv2d: the padded input is larger than 2^31 - 1");
+  }
+  if (int64_t{s.h} + s.pad_top + s.pad_bottom < s.kh ||
+      int64_t{s.w} + s.pad_left + s.pad_right < s.kw) {
     bad("conv2d: the filter is larger than the padded input");
   }
+  const uint64_t oh = (uint64_t(s.h) + s.pad_top + s.pad_bottom - s.kh) / s.stride_h + 1;
+  const uint64_t ow = (uint64_t(s.w) + s.pad_left + s.pad_right - s.kw) / s.stride_w + 1;
+  const ConvGemm g{sat_mul(sat_mul(uint64_t(s.n), oh), ow), uint64_t(s.c_out),
+                   sat_mul(sat_mul(uint64_t(s.kh), s.kw), s.c_in)};
+  if (g.m > INT32_MAX || g.k > INT32_MAX) {
+    bad("conv2d: its GEMM (M = N*OH*OW = " + std::to_string(g.m) + ", K = KH*KW*C_in = " +
+        std::to_string(g.k) + ") is beyond gemm's int sizes; split the batch or the image");
+  }
+  check_limits(cap, int64_t(g.m), int64_t(g.n), int64_t(g.k));
+  return g;
+}
+
+std::string conv_what(const Conv2dShape& s, const ConvGemm& g) {
+  return "conv2d " + std::to_string(s.n) + "x" + std::to_string(s.h) + "x" + std::to_string(s.w) +
+         "x" + std::to_string(s.c_in) + " * " + std::to_string(s.c_out) + "x" +
+         std::to_string(s.kh) + "x" + std::to_string(s.kw) + " (as " + gemm_what(g.m, g.n, g.k) +
+         ")";
+}
+
+void check_conv(Device& dev, const Conv2dShape& s, size_t in_size, size_t f_size, size_t out_size,
+                bool int32_out) {
+  const ConvGemm g = check_conv_shape(dev.caps(), s);
   if (in_size != size_t(s.n) * s.h * s.w * s.c_in) bad("conv2d: input size is not N*H*W*C_in");
   if (f_size != size_t(s.c_out) * s.kh * s.kw * s.c_in) {
     bad("conv2d: filter size is not C_out*KH*KW*C_in");
@@ -545,6 +787,8 @@ void check_conv(const Conv2dShape& s, size_t in_size, size_t f_size, size_t out_
   if (out_size != size_t(s.n) * s.out_h() * s.out_w() * s.c_out) {
     bad("conv2d: output size is not N*OH*OW*C_out");
   }
+  // The im2col matrix (M x K bytes on the host) is no larger than the packed A checked here.
+  check_fits(dev, g.m, g.n, g.k, int32_out, conv_what(s, g));
 }
 
 }  // namespace
@@ -564,7 +808,8 @@ OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
 
 OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
                std::span<const uint8_t> filter, std::span<uint8_t> out, const GemmOptions& opt) {
-  check_conv(s, input.size(), filter.size(), out.size());
+  check_conv(dev, s, input.size(), filter.size(), out.size(), false);
+  if (opt.progress) opt.progress(0.0);
   const auto cols = im2col(s, input, static_cast<uint8_t>(opt.a.zero_point));
   const auto w = filter_to_gemm(s, filter);
   return gemm(dev, s.n * s.out_h() * s.out_w(), s.c_out, s.kh * s.kw * s.c_in, cols, w, out, opt);
@@ -572,10 +817,22 @@ OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input
 
 OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
                std::span<const uint8_t> filter, std::span<int32_t> out, const GemmOptions& opt) {
-  check_conv(s, input.size(), filter.size(), out.size());
+  check_conv(dev, s, input.size(), filter.size(), out.size(), true);
+  if (opt.progress) opt.progress(0.0);
   const auto cols = im2col(s, input, static_cast<uint8_t>(opt.a.zero_point));
   const auto w = filter_to_gemm(s, filter);
   return gemm(dev, s.n * s.out_h() * s.out_w(), s.c_out, s.kh * s.kw * s.c_in, cols, w, out, opt);
+}
+
+void gemm_check_size(Device& dev, int64_t m, int64_t n, int64_t k, StoreMode mode) {
+  check_limits(dev.caps(), m, n, k);
+  check_fits(dev, uint64_t(m), uint64_t(n), uint64_t(k), mode == StoreMode::kInt32,
+             gemm_what(uint64_t(m), uint64_t(n), uint64_t(k)));
+}
+
+void conv2d_check_size(Device& dev, const Conv2dShape& s, StoreMode mode) {
+  const ConvGemm g = check_conv_shape(dev.caps(), s);
+  check_fits(dev, g.m, g.n, g.k, mode == StoreMode::kInt32, conv_what(s, g));
 }
 
 }  // namespace weft

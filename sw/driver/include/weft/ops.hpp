@@ -42,7 +42,8 @@ struct GemmOptions {
   Operand a, w;
   OutputStage out;
   Timeout timeout;  // for the whole operation
-  // Called now and then with the fraction of descriptors completed (0..1).
+  // Called with 0 as soon as the sizes are checked (before the host packing, so a tool can show
+  // that work started), then now and then with the fraction of descriptors completed (0..1).
   std::function<void(double)> progress;
   // Schedule knobs (benchmarks compare them): split the first output tile's loads and compute
   // by k-tile so the array starts early; split the last output tile so the final store is short.
@@ -55,6 +56,27 @@ struct OpStats {
   uint64_t descriptors = 0;  // submitted
   std::string schedule;      // tiling summary, one line
 };
+
+// What gemm needs of the device's arena for M x N x K on a device with these capabilities: the
+// packed A, W, per-column parameters and output (docs/driver.md, "Host packing"), in bytes, and
+// about how many descriptors it submits.
+struct GemmFootprint {
+  uint64_t a = 0, w = 0, params = 0, out = 0;
+  uint64_t descriptors = 0;  // estimate (exact up to the split first and last tiles)
+  uint64_t total() const { return a + w + params + out; }
+};
+WEFT_API GemmFootprint gemm_footprint(const Capabilities& cap, uint64_t m, uint64_t n, uint64_t k,
+                                      bool int32_out);
+
+// The size checks gemm and conv2d make before they allocate anything (host or device memory):
+// Error(kBadArgument) for sizes outside the driver's and the device's limits (M, N, K >= 1,
+// K <= 2^20, M * bus_bytes < 2^32), Error(kOutOfMemory) when the arena cannot hold the buffers
+// now or the descriptor program would not fit in this host's memory. The out-of-memory message
+// says how much is needed and free, the largest M and K that fit with the other sizes kept, and
+// the mem=<bytes> device option that would hold it. Tools call these before they make operands.
+WEFT_API void gemm_check_size(Device& dev, int64_t m, int64_t n, int64_t k, StoreMode mode);
+struct Conv2dShape;
+WEFT_API void conv2d_check_size(Device& dev, const Conv2dShape& s, StoreMode mode);
 
 // A: M x K row-major, W: K x N row-major, bytes (two's complement for int8).
 // 8-bit out (mode != kInt32): `out` holds M*N bytes.

@@ -356,10 +356,17 @@ class RefDevice final : public Backend {
   }
 
   // ---------------------------------------------------------------- host accesses and windows
+  // [addr, addr + bytes) inside one window with the permission, every bus beat included: addr is
+  // a multiple of the bus width here, and the last beat ends at addr + bytes rounded up to one,
+  // which must not pass the limit (so a limit that is not a multiple of the bus width acts as the
+  // multiple below it).
   bool in_window(uint64_t addr, uint64_t bytes, bool write) const {
     if (bytes == 0 || addr + bytes < addr) return false;
     for (const Win& w : win_) {
-      if ((write ? w.write : w.read) && addr >= w.base && addr + bytes <= w.limit) return true;
+      if ((write ? w.write : w.read) && addr >= w.base &&
+          addr + bytes <= (w.limit & ~uint64_t{bus_ - 1})) {
+        return true;
+      }
     }
     return false;
   }
@@ -604,6 +611,19 @@ class RefDevice final : public Backend {
     if (load) {
       for (uint32_t c = 0; c < cols_; ++c) std::memcpy(&params_[c], line(d.w[9] + c), 16);
     }
+    // PARAM: a TFLite mode uses the shifts of columns c < n, which must lie in [-31, 30]; the
+    // 6-bit field also holds -32 and 31. Found before any row is stored (the parameters stay
+    // loaded); ERR_ADDR = the first such column. ONNX and INT32 do not read the shift.
+    const auto shift_of = [](const ColumnParams& p) {
+      const int32_t s = p.shift & 0x3f;
+      return s >= 32 ? s - 64 : s;
+    };
+    if (mode == golden::RequantMode::kTfliteDouble || mode == golden::RequantMode::kTfliteSingle) {
+      for (uint32_t c = 0; c < n; ++c) {
+        const int32_t s = shift_of(params_[c]);
+        if (s < -31 || s > 30) return {ErrorCode::kParam, c};
+      }
+    }
     if (Check f = bus_fault(addr, row_bytes, m, hs, true); f.code != ErrorCode::kNone) return f;
     golden::OutputParams out;
     out.mode = mode;
@@ -617,8 +637,7 @@ class RefDevice final : public Backend {
         golden::ChannelParams ch;
         ch.bias = params_[c].bias;
         ch.multiplier = static_cast<int32_t>(params_[c].mult);
-        ch.shift = (params_[c].shift & 0x3f) >= 32 ? (params_[c].shift & 0x3f) - 64
-                                                   : (params_[c].shift & 0x3f);
+        ch.shift = shift_of(params_[c]);
         ch.scale = std::bit_cast<float>(params_[c].mult);
         const int32_t v = golden::postprocess(row[c], ch, out);
         if (pack) {

@@ -481,11 +481,12 @@ TEST_F(WEFT_SUITE, EveryBeatStaysBelowAWindowLimitThatIsNotAMultipleOfTheBusWidt
     ASSERT_EQ(ref_check(w, true, e.windows()), tb::kErrNone);
     auto bytes = random_bytes(size_t{w.rows} * w.row_bytes, rng);
     e.write(0, w, bytes);
-    const DmaReq r{edge - 2 * kB, 2 * kB, 1, 0};
-    e.read(1, r);
     e.run();
     EXPECT_EQ(e.write_results(0).back().err, tb::kErrNone);
     EXPECT_EQ(rows_of(e.mem, w), bytes);
+    const DmaReq r{edge - 2 * kB, 2 * kB, 1, 0};  // after the write: it reads what was written
+    e.read(1, r);
+    e.run();
     EXPECT_EQ(e.read_results(1).back().err, tb::kErrNone);
     EXPECT_EQ(e.read_results(1).back().data, rows_of(e.mem, r));
     EXPECT_EQ(e.mem.read(edge, 2 * kB), above);

@@ -796,9 +796,9 @@ TEST_P(SystemErrors, WindowLimitNotAMultipleOfTheBusWidthHoldsWholeBeats) {
     q.wait(q.submit(stage(g)));
     dev_->write_reg(regs::kWinLimitLo[0], uint32_t(limit));
     dev_->write_reg(regs::kWinLimitHi[0], uint32_t(limit >> 32));
-    // The last row ends in the beat below the edge: runs.
+    // The last row ends in the beat below the edge: runs (and loads the parameters).
     const uint64_t fits = edge - bb - uint64_t(g.m - 1) * stride;
-    q.wait(q.submit(store_of(g, mode, pack, false, fits)));
+    q.wait(q.submit(store_of(g, mode, pack, true, fits)));
     expect_rows(g, mode, pack, dst, size_t(fits - dst.device_address()));
     if (HasFatalFailure()) return;
     // The last row starts at the edge: every byte below the limit, but not its beat.

@@ -331,7 +331,8 @@ module weft_cmd_store #(
             zp_d        = h_w[10];
             amin_d      = h_w[11];
             amax_d      = h_w[12];
-            for (int c = 0; c < Cols; c++) ncols_d[c] = (32'(c) < h_w[7]);
+            // n <= Cols (SIZE at decode): its low ColIdxW+1 bits are n.
+            for (int c = 0; c < Cols; c++) ncols_d[c] = ((ColIdxW + 1)'(c) < h_w[7][ColIdxW:0]);
             state_d     = h_w[8][3] ? SParams : SReq;
           end else begin
             rbytes_d   = h_w[4];

@@ -821,6 +821,69 @@ TEST_P(SystemErrors, WindowLimitNotAMultipleOfTheBusWidthHoldsWholeBeats) {
   }
 }
 
+// Parameters outside the contract that the RTL computes rather than refuses (docs/requant.md):
+// an ONNX scale of +-Inf or NaN saturates x = acc + bias by sign(x) xor the scale's sign (x = 0
+// gives 0), and act_min > act_max clamps v = r + zp as `v < act_min ? act_min : v > act_max ?
+// act_max : v`. No error, and ref:// computes what the device does (the golden model rejects
+// both, so ref:// used to stop with SIMULATION here). Expected values from those rules, with the
+// golden model for the in-contract steps.
+TEST_P(SystemErrors, OutOfContractScalesAndClampBoundsFollowTheRtlRules) {
+  using weft::StoreMode;
+  namespace golden = weft::golden;
+  auto& q = dev_->queue();
+  const int n = int(dev_->caps().cols), k = int(dev_->caps().rows);
+  RawGemm g = raw_gemm(rand_int(2, 8), n);
+  const auto acc = golden::gemm(g.a, g.w, g.m, k, n, {true, 0}, {true, 0});
+  // Columns 0..3: +Inf, -Inf, NaN, negative NaN as the scale; column 0 of row 0 gets x = 0.
+  const uint32_t special[4] = {0x7f800000u, 0xff800000u, 0x7fc00001u, 0xffc12345u};
+  for (int col = 0; col < 4; ++col) std::memcpy(&g.ch[size_t(col)].multiplier, &special[col], 4);
+  g.ch[0].bias = int32_t(0u - uint32_t(acc[0]));
+  write_params(g);
+  q.wait(q.submit(stage(g)));
+  const auto x_of = [&](int j, int col) {
+    return int32_t(uint32_t(acc[size_t(j) * n + col]) + uint32_t(g.ch[size_t(col)].bias));
+  };
+  const auto clamp = [](int64_t v, int32_t lo, int32_t hi) {
+    return v < lo ? lo : v > hi ? hi : int32_t(v);
+  };
+  const size_t stride = stride_of(g, false);
+  weft::Buffer dst = dev_->alloc(size_t(g.m) * stride);
+  // ONNX, INT32 out over the whole int32 range: saturated values plus the zero point.
+  g.out.zero_point = rand_int(-20, 20);
+  g.out.act_min = INT32_MIN;
+  g.out.act_max = INT32_MAX;
+  q.wait(q.submit(store_of(g, StoreMode::kOnnx, false, true, dst.device_address())));
+  for (int j = 0; j < g.m; ++j) {
+    for (int col = 0; col < n; ++col) {
+      const int32_t x = x_of(j, col);
+      int32_t r;
+      if (col < 4) {
+        r = x == 0 ? 0 : (x < 0) != (special[col] >> 31 != 0) ? INT32_MIN : INT32_MAX;
+      } else {
+        r = golden::onnx_scale_round(x, g.ch[size_t(col)].scale);
+      }
+      const int32_t want = clamp(int64_t{r} + g.out.zero_point, INT32_MIN, INT32_MAX);
+      ASSERT_EQ(dst.read<int32_t>(1, size_t(j) * stride + size_t(col) * 4)[0], want)
+          << "ONNX row " << j << " column " << col << " x " << x;
+    }
+  }
+  // TFLite double with act_min > act_max (the same parameters: the scale bits are multipliers).
+  g.out.act_min = 40;
+  g.out.act_max = -40;
+  q.wait(q.submit(store_of(g, StoreMode::kTfliteDouble, false, false, dst.device_address())));
+  for (int j = 0; j < g.m; ++j) {
+    for (int col = 0; col < n; ++col) {
+      const auto& p = g.ch[size_t(col)];
+      const int32_t r =
+          golden::multiply_by_quantized_multiplier_double(x_of(j, col), p.multiplier, p.shift);
+      const int64_t v = int64_t{r} + g.out.zero_point;
+      const int32_t want = v < 40 ? 40 : v > -40 ? -40 : int32_t(v);
+      ASSERT_EQ(dst.read<int32_t>(1, size_t(j) * stride + size_t(col) * 4)[0], want)
+          << "TFLite row " << j << " column " << col;
+    }
+  }
+}
+
 TEST_P(SystemErrors, WrongSeqAndBadRingAreNamed) {
   auto& q = dev_->queue();
   const uint64_t ring = dev_->read_reg(weft::regs::kRingBaseLo) |

@@ -598,6 +598,30 @@ class RefDevice final : public Backend {
     perf_[kMacs] += uint64_t{m} * kt * rows_ * cols_;
   }
 
+  // golden::postprocess, extended to the inputs it rejects but the RTL computes as
+  // docs/requant.md describes (descriptor data must never stop ref:// where the device runs):
+  // an ONNX scale with exponent field 255 (Inf, NaN) saturates x = acc + bias by the sign of x
+  // xor the scale's sign bit (x = 0 gives 0), and act_min > act_max clamps r + zp (exact) as
+  // `v < act_min ? act_min : v > act_max ? act_max : v`. Equal to golden inside its contract.
+  static int32_t postprocess(int32_t acc, const golden::ChannelParams& ch, uint32_t scale_bits,
+                             const golden::OutputParams& out) {
+    if (out.mode == golden::RequantMode::kNone) return golden::postprocess(acc, ch, out);
+    int32_t r = 0;
+    if (out.mode == golden::RequantMode::kOnnx && ((scale_bits >> 23) & 0xff) == 0xff) {
+      const int32_t x =
+          static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(ch.bias));
+      if (x != 0) r = (x < 0) != (scale_bits >> 31 != 0) ? INT32_MIN : INT32_MAX;
+    } else {
+      golden::OutputParams requant_only = out;  // no zero point, no clamp: r itself
+      requant_only.zero_point = 0;
+      requant_only.act_min = INT32_MIN;
+      requant_only.act_max = INT32_MAX;
+      r = golden::postprocess(acc, ch, requant_only);
+    }
+    const int64_t v = int64_t{r} + out.zero_point;
+    return v < out.act_min ? out.act_min : v > out.act_max ? out.act_max : static_cast<int32_t>(v);
+  }
+
   Check store_acc(const Descriptor& d) {
     const uint64_t addr = d.w[2] | (uint64_t{d.w[3]} << 32);
     const uint32_t hs = d.w[4], m = d.w[5], acc_addr = d.w[6], n = d.w[7];
@@ -639,7 +663,7 @@ class RefDevice final : public Backend {
         ch.multiplier = static_cast<int32_t>(params_[c].mult);
         ch.shift = shift_of(params_[c]);
         ch.scale = std::bit_cast<float>(params_[c].mult);
-        const int32_t v = golden::postprocess(row[c], ch, out);
+        const int32_t v = postprocess(row[c], ch, params_[c].mult, out);
         if (pack) {
           bytes[c] = static_cast<uint8_t>(v);
         } else {

@@ -9,7 +9,7 @@
 //                      row_lines-1 in one region: the scratchpad [0, spad_lines), the SIMT data
 //                      memory [SimtDmemLine, + SimtDmemLines) or (LOAD only) the SIMT
 //                      instruction memory [SimtImemLine, + SimtImemLines) (SPAD_RANGE), then
-//                      the host extent in one window (WINDOW)
+//                      the host extent in one window (WINDOW; every bus beat below the limit)
 //   SIMT_LAUNCH        1 <= num_warps <= SimtWarps, 1 <= threads_per_warp <= SimtThreads (SIZE);
 //                      OPCODE without a SIMT core (SimtWarps = 0)
 //   STORE_ACC          with load_params: params_addr + cols-1 < spad_lines, then the host
@@ -341,14 +341,17 @@ module weft_cmd_decode #(
   assign acc_d = (state_q == DCheck && ph_q) ?
                  (mac_clr ? {2'b00, mac_base} : acc_q) + 66'(mac_prod_q) + 66'(mac_c) : acc_q;
 
-  // Window check of [win_start, acc_q): inside one window with the permission.
+  // Window check of [win_start, acc_q): inside one window with the permission, every bus beat
+  // included (win_start is BusBytes-aligned; the last beat ends at acc_q rounded up to a multiple
+  // of BusBytes, which is <= limit exactly when acc_q <= the limit rounded down), as weft_dma_check.
   logic win_ok;
   always_comb begin : p_win
     win_ok = 1'b0;
     for (int i = 0; i < NumWin; i++) begin
       if ((chk_write ? win_write_i[i] : win_read_i[i]) &&
           win_start >= win_base_i[i*64 +: 64] &&
-          acc_q[65:64] == 2'b00 && acc_q[63:0] <= win_limit_i[i*64 +: 64]) begin
+          acc_q[65:64] == 2'b00 &&
+          acc_q[63:0] <= {win_limit_i[i*64+BbW +: 64-BbW], {BbW{1'b0}}}) begin
         win_ok = 1'b1;
       end
     end

@@ -9,6 +9,12 @@
 //   only after its last row left the tensor unit, so no DRAIN of this engine is in flight then.
 //   Then the DMA request (m rows of pack ? n : 4n bytes) and the tensor unit DRAIN command; after
 //   wr_start each output row o_* becomes ceil(row_bytes / BusBytes) beats on wr0.
+//   PARAM check: the engine keeps, per column, whether the shift last written to it is -32 or 31
+//   (outside TFLite's [-31, 30]). A STORE_ACC in a TFLite mode whose columns c < n include such
+//   a column ends with ERR_PARAM (ERR_ADDR = the lowest such column) before its DMA request:
+//   nothing is written to the host and no accumulator row is drained. The shift written to pc_*
+//   is clamped to [-31, 30], so weft_requant never sees an out-of-range shift, not even in the
+//   columns c >= n (whose results are not stored) or in later STORE_ACCs.
 // Done (ROB) on the DMA's wr_done without error. A DMA error (checks or bus) ends the transfer:
 // the engine stops sending, takes back every scratchpad read in flight or drains the remaining
 // tensor-unit rows into nothing (a DRAIN not yet issued is dropped), then reports the error.
@@ -167,6 +173,9 @@ module weft_cmd_store #(
   logic [RowsW-1:0]  osent_q, osent_d;          // output rows taken from the tensor unit
   logic              dpend_q, dpend_d, dissued_q, dissued_d;
   logic [ColIdxW:0]  preq_q, preq_d, prsp_q, prsp_d;
+  // PARAM check
+  logic [Cols-1:0]   pbad_q, pbad_d;            // column's shift is -32 or 31 (reset: shift 0)
+  logic [Cols-1:0]   ncols_q, ncols_d;          // columns c < n of the running STORE_ACC
   // error
   logic [7:0]        ecode_q, ecode_d;
   logic [63:0]       eaddr_q, eaddr_d;
@@ -178,10 +187,24 @@ module weft_cmd_store #(
   logic [DcW-1:0]   df_usage;
 
   logic             s_fire, o_fire, wr_fire, last_beat, rows_all;
+  logic             param_err;
+  logic [63:0]      param_col;
+  logic             shift_bad;
   logic [PadW-1:0]  o_pad;
   assign o_pad     = PadW'(o_data_i);
   assign last_beat = (beat_q == nbeats_m1_q);
   assign rows_all  = (osent_q == RowsW'(rows_q));
+
+  // A TFLite-mode STORE_ACC uses a column c < n whose shift is outside [-31, 30]; the lowest one.
+  assign param_err = acc_q && !mode_q[1] && ((pbad_q & ncols_q) != '0);
+  always_comb begin : p_param_col
+    param_col = '0;
+    for (int c = Cols - 1; c >= 0; c--) begin
+      if (pbad_q[c] && ncols_q[c]) param_col = 64'(c);
+    end
+  end
+  // The shift field of the parameter line being written to pc_*: -32 (6'h20) or 31 (6'h1f).
+  assign shift_bad = (s_rsp_data_i[69:64] == 6'h20) || (s_rsp_data_i[69:64] == 6'h1f);
 
   always_comb begin : p_sreq
     s_req_valid_o = 1'b0;
@@ -246,6 +269,8 @@ module weft_cmd_store #(
     dissued_d   = dissued_q;
     preq_d      = preq_q;
     prsp_d      = prsp_q;
+    pbad_d      = pbad_q;
+    ncols_d     = ncols_q;
     ecode_d     = ecode_q;
     eaddr_d     = eaddr_q;
 
@@ -266,6 +291,9 @@ module weft_cmd_store #(
       end
     end
     if (state_q == SParams && s_rsp_valid_i) prsp_d = prsp_q + 1'b1;
+    for (int c = 0; c < Cols; c++) begin
+      if (pc_we_o && pc_idx_o == ColIdxW'(c)) pbad_d[c] = shift_bad;
+    end
 
     // Output rows of the tensor unit.
     if (o_fire) osent_d = osent_q + 1'b1;
@@ -303,6 +331,8 @@ module weft_cmd_store #(
             zp_d        = h_w[10];
             amin_d      = h_w[11];
             amax_d      = h_w[12];
+            // n <= Cols (SIZE at decode): its low ColIdxW+1 bits are n.
+            for (int c = 0; c < Cols; c++) ncols_d[c] = ((ColIdxW + 1)'(c) < h_w[7][ColIdxW:0]);
             state_d     = h_w[8][3] ? SParams : SReq;
           end else begin
             rbytes_d   = h_w[4];
@@ -320,7 +350,11 @@ module weft_cmd_store #(
         if (prsp_d == (ColIdxW + 1)'(Cols)) state_d = SReq;
       end
       SReq: begin
-        if (req_ready_i) begin
+        if (param_err) begin
+          ecode_d = weft_pkg::ErrParam;
+          eaddr_d = param_col;
+          state_d = SErr;
+        end else if (req_ready_i) begin
           dpend_d = acc_q;
           if (start_i) begin
             state_d = SData;
@@ -398,10 +432,12 @@ module weft_cmd_store #(
       state_q <= SIdle;
       cred_q  <= '0;
       dpend_q <= 1'b0;
+      pbad_q  <= '0;
     end else begin
       state_q <= state_d;
       cred_q  <= cred_d;
       dpend_q <= dpend_d;
+      pbad_q  <= pbad_d;
     end
   end
 
@@ -432,11 +468,12 @@ module weft_cmd_store #(
     dissued_q   <= dissued_d;
     preq_q      <= preq_d;
     prsp_q      <= prsp_d;
+    ncols_q     <= ncols_d;
     ecode_q     <= ecode_d;
     eaddr_q     <= eaddr_d;
   end
 
-  assign req_valid_o     = (state_q == SReq);
+  assign req_valid_o     = (state_q == SReq) && !param_err;
   assign req_addr_o      = host_q;
   assign req_row_bytes_o = rbytes_q;
   assign req_rows_o      = rows_q;
@@ -455,7 +492,12 @@ module weft_cmd_store #(
   assign pc_idx_o   = ColIdxW'(prsp_q);
   assign pc_bias_o  = s_rsp_data_i[31:0];
   assign pc_mult_o  = s_rsp_data_i[63:32];
-  assign pc_shift_o = s_rsp_data_i[69:64];
+  // Clamped to [-31, 30]: -32 -> -31, 31 -> 30 (such a column raises PARAM when it is used).
+  always_comb begin : p_pc_shift
+    pc_shift_o = s_rsp_data_i[69:64];
+    if (s_rsp_data_i[69:64] == 6'h20) pc_shift_o = 6'h21;
+    if (s_rsp_data_i[69:64] == 6'h1f) pc_shift_o = 6'h1e;
+  end
 
   assign done_valid_o = (state_q == SWaitDone) && dma_done_i && (dma_err_i == weft_pkg::ErrNone);
   assign done_tag_o   = TagW'(idx_q);

@@ -42,6 +42,7 @@ package weft_pkg;
   localparam logic [7:0] ErrSeq       = 8'd9;   // descriptor seq is not its index
   localparam logic [7:0] ErrRing      = 8'd10;  // ring size or base invalid
   localparam logic [7:0] ErrSimt      = 8'd11;  // a SIMT kernel stopped on an error
+  localparam logic [7:0] ErrParam     = 8'd12;  // a post-processing parameter out of range
 
   // Descriptor opcodes (word 0, bits 7:0).
   localparam logic [7:0] OpNop       = 8'h00;

@@ -9,8 +9,11 @@
 //   SIZE   rows == 0 or row_bytes == 0;
 //   WINDOW the extent [addr, addr + (rows-1)*stride + row_bytes) is not inside one window w with
 //          permission (win_read_i[w] for reads, win_write_i[w] for writes) and
-//          win_base_i[w] <= addr, end <= win_limit_i[w]; or the end overflows 64 bits (or, for
-//          AddrW < 64, lies beyond 2^AddrW).
+//          win_base_i[w] <= addr, last | (BusBytes-1) < win_limit_i[w], where last is the
+//          extent's last byte: every bus beat of the transfer, strobed or not, lies inside the
+//          window (a row's last beat covers its unstrobed tail too). Compared as
+//          last < the limit rounded down to a multiple of BusBytes (the same thing, no adder).
+//          Or the end overflows 64 bits (or, for AddrW < 64, lies beyond 2^AddrW).
 // Client c is a write client when req_write_i[c] (fixed per client).
 `include "weft_assert.svh"
 
@@ -109,7 +112,7 @@ module weft_dma_check #(
     for (int w = 0; w < NumWin; w++) begin
       if ((wr_q ? win_write_i[w] : win_read_i[w]) &&
           addr_q >= win_base_i[w*64 +: 64] &&
-          last_q[63:0] < win_limit_i[w*64 +: 64]) begin
+          last_q[63:0] < {win_limit_i[w*64+OffW +: 64-OffW], {OffW{1'b0}}}) begin
         in_win = 1'b1;
       end
     end

@@ -35,14 +35,19 @@ constexpr unsigned kNumWin = 4;
 // ---- reference rules ------------------------------------------------------------------------
 
 // The verdict docs/device.md asks for: ALIGN, then SIZE, then WINDOW (one window, permission,
-// no 64-bit overflow), computed with 128-bit integers.
+// no 64-bit overflow), computed with 128-bit integers. The window must hold every bus beat of the
+// transfer (docs/dma.md): the last row's last beat, strobed or not, ends at its row start plus
+// ceil(row_bytes / kB) beats; rows start on beat boundaries (ALIGN), so the first beat starts at
+// addr, and later rows never end below earlier ones.
 uint8_t ref_check(const DmaReq& r, bool write, const std::vector<DmaWindow>& wins) {
   if (r.addr % kB || r.stride % kB || (!write && r.row_bytes % kB)) return tb::kErrAlign;
   if (r.rows == 0 || r.row_bytes == 0) return tb::kErrSize;
-  const unsigned __int128 end = static_cast<unsigned __int128>(r.addr) +
-                                static_cast<unsigned __int128>(r.rows - 1) * r.stride + r.row_bytes;
+  const uint64_t row_beats = (uint64_t{r.row_bytes} + kB - 1) / kB;
+  const unsigned __int128 beats_end = static_cast<unsigned __int128>(r.addr) +
+                                      static_cast<unsigned __int128>(r.rows - 1) * r.stride +
+                                      row_beats * kB;
   for (const auto& w : wins) {
-    if ((write ? w.write : w.read) && r.addr >= w.base && end <= w.limit) return tb::kErrNone;
+    if ((write ? w.write : w.read) && r.addr >= w.base && beats_end <= w.limit) return tb::kErrNone;
   }
   return tb::kErrWindow;
 }
@@ -176,6 +181,16 @@ class WEFT_SUITE : public ::testing::Test {
     auto env = make_env(o);
     Env& e = *env;
     standard_windows(e);
+    if (coin()) {
+      // wr1's read/write window with bounds that are not multiples of the bus width: requests
+      // whose first or last beat sticks out fail (ref_check), and the monitor sees every beat
+      // of the others inside the window.
+      const uint64_t base = kWr1 + static_cast<uint64_t>(uni(0, kB - 1));
+      const uint64_t limit = kWr1 + kWr1Size - static_cast<uint64_t>(uni(1, kB - 1));
+      std::printf("[info] window 2 = [0x%llx, 0x%llx)\n", static_cast<unsigned long long>(base),
+                  static_cast<unsigned long long>(limit));
+      e.set_window(2, {base, limit, true, true});
+    }
     e.set_stress(s);
     HostMemory expect;
     expect.write(kWr0 - kMargin, e.mem.read(kWr0 - kMargin, kWr0Size + 2 * kMargin));
@@ -435,6 +450,61 @@ TEST_F(WEFT_SUITE, CheckErrorsReportCodeAndAddressWithoutBusTraffic) {
   e.run();
   EXPECT_EQ(e.read_results(0).back().err, tb::kErrNone);
   EXPECT_EQ(e.read_results(0).back().data, rows_of(e.mem, ok));
+  EXPECT_TRUE(e.errors().empty()) << e.errors().front();
+}
+
+// A window whose limit (or base) is not a multiple of the bus width: a write row ends in a beat
+// with only its low bytes strobed, and that whole beat must lie inside the window too, so that a
+// bus firewall checking whole beats never sees one that runs past the limit (docs/dma.md). The
+// bench's monitor checks every AR/AW burst, beat by beat, against the windows; ref_check gives
+// the verdicts.
+TEST_F(WEFT_SUITE, EveryBeatStaysBelowAWindowLimitThatIsNotAMultipleOfTheBusWidth) {
+  auto env = make_env({});
+  Env& e = *env;
+  standard_windows(e);
+  const uint64_t edge = kWr1 + 0x800;  // a beat boundary inside wr1's window
+  for (unsigned d = 1; d < kB; ++d) {
+    SCOPED_TRACE("limit = beat boundary + " + std::to_string(d));
+    const uint64_t limit = edge + d;
+    e.set_window(2, {kWr1, limit, true, true});
+    // Every byte below the limit, but the row's last beat [edge, edge + kB) is not: WINDOW,
+    // before any traffic (one row; three rows with only the last one at the edge).
+    expect_check_error(e, true, {edge, d, 1, 0}, tb::kErrWindow);
+    expect_check_error(e, true, {edge - 2 * kB, static_cast<uint32_t>(uni(1, static_cast<int>(d))), 3, kB},
+                       tb::kErrWindow);
+    expect_check_error(e, true, {edge - kB, kB + 1, 1, 0}, tb::kErrWindow);
+    // Reads are whole beats: the beat at the edge is outside, the one below it inside.
+    expect_check_error(e, false, {edge, kB, 1, 0}, tb::kErrWindow);
+    // Ending in the beat below the edge: written, and no byte from the edge on changes.
+    const auto above = e.mem.read(edge, 2 * kB);
+    const DmaReq w{edge - 3 * kB, static_cast<uint32_t>(uni(1, kB)), 3, kB};
+    ASSERT_EQ(ref_check(w, true, e.windows()), tb::kErrNone);
+    auto bytes = random_bytes(size_t{w.rows} * w.row_bytes, rng);
+    e.write(0, w, bytes);
+    e.run();
+    EXPECT_EQ(e.write_results(0).back().err, tb::kErrNone);
+    EXPECT_EQ(rows_of(e.mem, w), bytes);
+    const DmaReq r{edge - 2 * kB, 2 * kB, 1, 0};  // after the write: it reads what was written
+    e.read(1, r);
+    e.run();
+    EXPECT_EQ(e.read_results(1).back().err, tb::kErrNone);
+    EXPECT_EQ(e.read_results(1).back().data, rows_of(e.mem, r));
+    EXPECT_EQ(e.mem.read(edge, 2 * kB), above);
+  }
+  // A base that is not a multiple of the bus width: the beat that holds it is outside.
+  const uint64_t base = kWr1 + kB + 3;
+  e.set_window(2, {base, kWr1 + kWr1Size, true, true});
+  expect_check_error(e, true, {kWr1 + kB, kB, 1, 0}, tb::kErrWindow);
+  expect_check_error(e, false, {kWr1 + kB, kB, 1, 0}, tb::kErrWindow);
+  const DmaReq w{kWr1 + 2 * kB, 5, 2, kB};
+  ASSERT_EQ(ref_check(w, true, e.windows()), tb::kErrNone);
+  auto bytes = random_bytes(10, rng);
+  e.write(0, w, bytes);
+  e.run();
+  EXPECT_EQ(e.write_results(0).back().err, tb::kErrNone);
+  EXPECT_EQ(rows_of(e.mem, w), bytes);
+  // The bench's monitor saw no AR/AW burst with a beat outside every window.
+  EXPECT_TRUE(e.axi.violations().empty()) << e.axi.violations().front();
   EXPECT_TRUE(e.errors().empty()) << e.errors().front();
 }
 

@@ -399,6 +399,173 @@ class SystemErrors : public System {
     q.wait(i1);
     EXPECT_EQ(out.read<uint8_t>(16), std::vector<uint8_t>(16, 0x5a));
   }
+
+  // ---- one-tile GEMMs through raw descriptors (the driver's gemm() refuses the parameters the
+  // PARAM tests need): A (m x rows) in scratchpad lines 0.., W (rows x cols) from the first line
+  // of bank 1, the parameter lines (one per column of the array) from the first line of bank 2,
+  // accumulator rows 0..m-1. Expectations from weft::golden.
+  struct RawGemm {
+    int m = 1, n = 1;
+    std::vector<int32_t> a, w;                    // m x rows, rows x cols: signed int8 values
+    std::vector<weft::golden::ChannelParams> ch;  // one per column of the array
+    weft::golden::OutputParams out;
+    weft::Buffer src, params;
+  };
+
+  uint32_t bank_lines() const { return dev_->caps().spad_lines / dev_->caps().spad_banks; }
+
+  // Column parameters legal in every mode: the multiplier's bits are a float32 scale in
+  // [2^-12, 2^-5), read as an int32 a positive TFLite multiplier (about 0.46 * 2^31); shifts in
+  // [-12, 0].
+  RawGemm raw_gemm(int m, int n) {
+    const auto& c = dev_->caps();
+    RawGemm g;
+    g.m = m;
+    g.n = n;
+    for (int i = 0; i < m * int(c.rows); ++i) g.a.push_back(rand_int(-128, 127));
+    for (int i = 0; i < int(c.rows * c.cols); ++i) g.w.push_back(rand_int(-128, 127));
+    g.ch.resize(c.cols);
+    for (auto& p : g.ch) {
+      p.bias = rand_int(-5000, 5000);
+      p.scale =
+          std::ldexp(std::uniform_real_distribution<float>(1.0f, 2.0f)(rng_), rand_int(-12, -6));
+      std::memcpy(&p.multiplier, &p.scale, 4);
+      p.shift = rand_int(-12, 0);
+    }
+    const bool out_signed = rand_int(0, 1);
+    g.out.zero_point = out_signed ? rand_int(-20, 20) : rand_int(100, 150);
+    g.out.act_min = out_signed ? -128 : 0;
+    g.out.act_max = out_signed ? 127 : 255;
+    const uint32_t bb = c.bus_bytes;
+    std::vector<uint8_t> img(size_t(m + c.rows) * bb, 0);
+    for (int j = 0; j < m; ++j)
+      for (uint32_t r = 0; r < c.rows; ++r) img[j * bb + r] = uint8_t(g.a[j * c.rows + r]);
+    for (uint32_t r = 0; r < c.rows; ++r)
+      for (uint32_t col = 0; col < c.cols; ++col)
+        img[(m + r) * bb + col] = uint8_t(g.w[r * c.cols + col]);
+    g.src = dev_->alloc(img.size());
+    g.src.write(0, img.data(), img.size());
+    g.params = dev_->alloc(size_t(c.cols) * bb);
+    write_params(g);
+    return g;
+  }
+
+  // The parameter lines of g.ch: {bias, multiplier (= the scale's bits), shift & 0x3f, 0}.
+  void write_params(RawGemm& g) {
+    const uint32_t bb = dev_->caps().bus_bytes;
+    std::vector<uint8_t> img(g.ch.size() * bb, 0);
+    for (size_t c = 0; c < g.ch.size(); ++c) {
+      weft::ColumnParams p;
+      p.bias = g.ch[c].bias;
+      std::memcpy(&p.mult, &g.ch[c].multiplier, 4);
+      p.shift = g.ch[c].shift & 0x3f;
+      std::memcpy(&img[c * bb], &p, sizeof p);
+    }
+    g.params.write(0, img.data(), img.size());
+  }
+
+  weft::Descriptor load_params_of(const RawGemm& g) {
+    const uint32_t bb = dev_->caps().bus_bytes;
+    return weft::Descriptor::load(
+        {g.params.device_address(), uint32_t(g.ch.size() * bb), 1, 0, 2 * bank_lines(), 0});
+  }
+
+  // LOAD A, LOAD W, LOAD parameters, COMPUTE (after the A and W loads).
+  std::vector<weft::Descriptor> stage(const RawGemm& g) {
+    const auto& c = dev_->caps();
+    const uint32_t bb = c.bus_bytes;
+    std::vector<weft::Descriptor> d;
+    d.push_back(weft::Descriptor::load({g.src.device_address(), uint32_t(g.m) * bb, 1, 0, 0, 0}));
+    d.push_back(weft::Descriptor::load(
+        {g.src.device_address() + uint64_t(g.m) * bb, c.rows * bb, 1, 0, bank_lines(), 0}));
+    d.push_back(load_params_of(g));
+    weft::ComputeArgs ca;
+    ca.a_addr = 0;
+    ca.a_row_stride = 1;
+    ca.w_addr = bank_lines();
+    ca.w_row_stride = 1;
+    ca.m = uint32_t(g.m);
+    ca.k = c.rows;
+    ca.acc_addr = 0;
+    d.push_back(weft::Descriptor::compute(ca).with_dep(0, 2).with_dep(1, 3));
+    return d;
+  }
+
+  static uint32_t row_bytes(const RawGemm& g, bool pack) { return pack ? g.n : 4 * g.n; }
+  uint32_t stride_of(const RawGemm& g, bool pack) const {
+    const uint32_t bb = dev_->caps().bus_bytes;
+    return (row_bytes(g, pack) + bb - 1) / bb * bb;
+  }
+
+  weft::Descriptor store_of(const RawGemm& g, weft::StoreMode mode, bool pack, bool load,
+                            uint64_t dst) {
+    weft::StoreAccArgs s;
+    s.host_addr = dst;
+    s.host_stride = stride_of(g, pack);
+    s.m = uint32_t(g.m);
+    s.acc_addr = 0;
+    s.n = uint32_t(g.n);
+    s.mode = mode;
+    s.pack = pack;
+    s.load_params = load;
+    s.params_addr = 2 * bank_lines();
+    s.zp = g.out.zero_point;
+    s.act_min = g.out.act_min;
+    s.act_max = g.out.act_max;
+    return weft::Descriptor::store_acc(s);
+  }
+
+  // The m rows at `dst` (stride_of apart) equal golden gemm + postprocess of the first n columns.
+  void expect_rows(const RawGemm& g, weft::StoreMode mode, bool pack, const weft::Buffer& dst,
+                   size_t off = 0) {
+    const auto& c = dev_->caps();
+    std::vector<int32_t> wn;
+    for (uint32_t r = 0; r < c.rows; ++r)
+      for (int col = 0; col < g.n; ++col) wn.push_back(g.w[r * c.cols + col]);
+    const auto acc = weft::golden::gemm(g.a, wn, g.m, int(c.rows), g.n, {true, 0}, {true, 0});
+    weft::golden::OutputParams o = g.out;
+    o.mode = static_cast<weft::golden::RequantMode>(mode);
+    const std::vector<weft::golden::ChannelParams> ch(g.ch.begin(), g.ch.begin() + g.n);
+    const auto want = weft::golden::postprocess(acc, g.m, g.n, ch, o);
+    const uint32_t stride = stride_of(g, pack);
+    for (int j = 0; j < g.m; ++j) {
+      for (int col = 0; col < g.n; ++col) {
+        const size_t at = off + size_t(j) * stride;
+        const int32_t got = pack ? int32_t(dst.read<uint8_t>(1, at + col)[0])
+                                 : dst.read<int32_t>(1, at + 4 * size_t(col))[0];
+        const int32_t exp = pack ? (want[j * g.n + col] & 0xff) : want[j * g.n + col];
+        ASSERT_EQ(got, exp) << "row " << j << " column " << col;
+      }
+    }
+  }
+
+  // The queue stopped on `code` at `index` with ERR_ADDR `addr`: the exception of wait() and
+  // Queue::error().
+  void expect_stopped(uint64_t index, ErrorCode code, uint64_t addr) {
+    auto& q = dev_->queue();
+    try {
+      q.wait(index);
+      ADD_FAILURE() << "no error reported";
+    } catch (const weft::Error& e) {
+      EXPECT_EQ(e.code(), weft::to_errc(code)) << e.what();
+      EXPECT_EQ(e.name(), weft::error_name(code));
+      EXPECT_EQ(e.index(), index) << e.what();
+      EXPECT_EQ(e.address(), addr) << e.what();
+    }
+    const auto err = q.error();
+    ASSERT_TRUE(err.has_value());
+    EXPECT_EQ(err->code, code);
+    EXPECT_EQ(err->index, index);
+    EXPECT_EQ(err->address, addr);
+  }
+
+  // No device write since the last take_device_writes() touched [lo, hi).
+  void expect_no_write_in(uint64_t lo, uint64_t hi) {
+    for (const auto& [addr, len] : dev_->take_device_writes()) {
+      EXPECT_TRUE(addr + len <= lo || addr >= hi)
+          << "device wrote " << len << " bytes at 0x" << std::hex << addr;
+    }
+  }
 };
 
 TEST_P(SystemErrors, UnknownOpcodeIsReportedAndResetRecovers) {
@@ -519,6 +686,202 @@ TEST_P(SystemErrors, InjectedSlverrIsReportedWithItsIndex) {
   dev_->inject_bus_error(b.device_address(), b.device_address() + 4096, true, 3);
   expect_error(weft::Descriptor::store_spad(t), ErrorCode::kDecerr, "STORE_SPAD to DECERR",
                b.device_address(), b.device_address() + 64);
+}
+
+// PARAM: a TFLite shift of -32 or 31 (the 6-bit field holds them; TFLite allows [-31, 30]) in a
+// column c < n of a STORE_ACC in a TFLite mode. Every out-of-range value, both TFLite modes, with
+// load_params or with parameters loaded earlier under ONNX (which ignores the shift: no error
+// there), the bad column at c = 0, at c = n - 1 and at c >= n (unused: no error). Same verdicts
+// on ref:// and on the RTL; nothing stored; the parameters stay loaded over a queue reset; a good
+// run afterwards.
+TEST_P(SystemErrors, TfliteShiftOutsideItsRangeIsAParamError) {
+  using weft::StoreMode;
+  auto& q = dev_->queue();
+  const uint32_t cols = dev_->caps().cols;
+  struct Case {
+    int shift;
+    StoreMode mode;
+    bool load;
+    int where;  // bad column: 0 at c = 0, 1 at c = n - 1, 2 at c >= n
+  };
+  std::vector<Case> cases;
+  for (int shift : {-32, 31})
+    for (StoreMode mode : {StoreMode::kTfliteDouble, StoreMode::kTfliteSingle})
+      for (bool load : {true, false})
+        for (int where = 0; where < 3; ++where) cases.push_back({shift, mode, load, where});
+  if (small_host()) {  // slow link (uart://): four of them
+    std::shuffle(cases.begin(), cases.end(), rng_);
+    cases.resize(4);
+  }
+  for (const Case& k : cases) {
+    const int n = k.where == 2 ? rand_int(1, int(cols) - 1) : rand_int(2, int(cols));
+    const int col = k.where == 0 ? 0 : k.where == 1 ? n - 1 : rand_int(n, int(cols) - 1);
+    SCOPED_TRACE("shift " + std::to_string(k.shift) + ", mode " + std::to_string(int(k.mode)) +
+                 (k.load ? ", load_params" : ", parameters of an earlier ONNX STORE_ACC") + ", n " +
+                 std::to_string(n) + ", bad column " + std::to_string(col));
+    q.reset();
+    RawGemm g = raw_gemm(rand_int(1, 8), n);
+    g.ch[size_t(col)].shift = k.shift;
+    write_params(g);
+    const bool pack = rand_int(0, 1);
+    const uint32_t bytes = uint32_t(g.m) * stride_of(g, pack);
+    weft::Buffer dst = dev_->alloc(bytes),
+                 onnx_dst = dev_->alloc(uint32_t(g.m) * stride_of(g, pack));
+    dst.fill(0xcd);
+    onnx_dst.fill(0xcd);
+    std::vector<weft::Descriptor> prog = stage(g);
+    if (!k.load) {
+      prog.push_back(store_of(g, StoreMode::kOnnx, pack, true, onnx_dst.device_address())
+                         .with_dep(0, 1)
+                         .with_dep(1, 2));
+      prog.push_back(store_of(g, k.mode, pack, false, dst.device_address()).with_dep(0, 2));
+    } else {
+      prog.push_back(
+          store_of(g, k.mode, pack, true, dst.device_address()).with_dep(0, 1).with_dep(1, 2));
+    }
+    dev_->take_device_writes();
+    const uint64_t last = q.submit(prog);
+    if (k.where == 2) {
+      q.wait(last);
+      expect_rows(g, k.mode, pack, dst);
+      if (!k.load) expect_rows(g, StoreMode::kOnnx, pack, onnx_dst);
+      continue;
+    }
+    expect_stopped(last, ErrorCode::kParam, uint64_t(col));
+    if (HasFatalFailure()) return;
+    if (!k.load) expect_rows(g, StoreMode::kOnnx, pack, onnx_dst);
+    EXPECT_EQ(dst.read<uint8_t>(bytes), std::vector<uint8_t>(bytes, 0xcd));
+    expect_no_write_in(dst.device_address(), dst.device_address() + bytes);
+    // The parameters stay loaded: without load_params the same store fails again, as index 0.
+    q.reset();
+    q.submit(store_of(g, k.mode, pack, false, dst.device_address()));
+    expect_stopped(0, ErrorCode::kParam, uint64_t(col));
+    EXPECT_EQ(dst.read<uint8_t>(bytes), std::vector<uint8_t>(bytes, 0xcd));
+    // Legal parameters loaded again: the GEMM comes out (its accumulator rows were kept).
+    q.reset();
+    g.ch[size_t(col)].shift = rand_int(-12, 0);
+    write_params(g);
+    const uint64_t lp = q.submit(load_params_of(g));
+    q.wait(q.submit(store_of(g, k.mode, pack, true, dst.device_address()), {lp}));
+    expect_rows(g, k.mode, pack, dst);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// A window limit that is not a multiple of the bus width: every bus beat of a transfer must lie
+// inside the window, strobed or not (docs/programming-model.md, "DMA windows"). STORE_ACC rows of
+// `pack ? n : 4n` bytes end in a partial beat: with window 0 ending d bytes past a beat boundary
+// `edge`, a last row starting at `edge` has every byte below the limit (row bytes <= d) but not
+// its beat: WINDOW, ERR_ADDR = host_addr. One beat lower it runs. Same on ref:// and the RTL.
+TEST_P(SystemErrors, WindowLimitNotAMultipleOfTheBusWidthHoldsWholeBeats) {
+  using weft::StoreMode;
+  namespace regs = weft::regs;
+  auto& q = dev_->queue();
+  const auto& c = dev_->caps();
+  const uint32_t bb = c.bus_bytes;
+  for (int round = 0; round < 4; ++round) {
+    const bool pack = round % 2 == 0;
+    const int n =
+        pack ? rand_int(1, int(std::min(c.cols, bb - 1))) : rand_int(1, int((bb - 1) / 4));
+    RawGemm g = raw_gemm(rand_int(1, 6), n);
+    const StoreMode mode = pack ? StoreMode::kTfliteSingle : StoreMode::kInt32;
+    const uint32_t rb = row_bytes(g, pack), stride = stride_of(g, pack);
+    // The destination is the last buffer: window 0 (the arena) is cut short inside it.
+    weft::Buffer dst = dev_->alloc(8192, 4096);
+    dst.fill(0xcd);
+    const uint64_t edge = dst.device_address() + 4096;
+    const uint64_t limit = edge + uint64_t(rand_int(int(rb), int(bb) - 1));
+    SCOPED_TRACE("row bytes " + std::to_string(rb) + ", m " + std::to_string(g.m) +
+                 ", limit = edge + " + std::to_string(limit - edge));
+    q.wait(q.submit(stage(g)));
+    dev_->write_reg(regs::kWinLimitLo[0], uint32_t(limit));
+    dev_->write_reg(regs::kWinLimitHi[0], uint32_t(limit >> 32));
+    // The last row ends in the beat below the edge: runs (and loads the parameters).
+    const uint64_t fits = edge - bb - uint64_t(g.m - 1) * stride;
+    q.wait(q.submit(store_of(g, mode, pack, true, fits)));
+    expect_rows(g, mode, pack, dst, size_t(fits - dst.device_address()));
+    if (HasFatalFailure()) return;
+    // The last row starts at the edge: every byte below the limit, but not its beat.
+    const uint64_t at_edge = edge - uint64_t(g.m - 1) * stride;
+    const auto before = dst.read<uint8_t>(8192);
+    dev_->take_device_writes();
+    const uint64_t i = q.submit(store_of(g, mode, pack, false, at_edge));
+    expect_stopped(i, ErrorCode::kWindow, at_edge);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(dst.read<uint8_t>(8192), before);
+    expect_no_write_in(dst.device_address(), dst.device_address() + 8192);
+    // The arena's limit again: the same store runs.
+    const uint64_t end = dev_->arena_base() + dev_->arena_size();
+    dev_->write_reg(regs::kWinLimitLo[0], uint32_t(end));
+    dev_->write_reg(regs::kWinLimitHi[0], uint32_t(end >> 32));
+    q.reset();
+    q.wait(q.submit(store_of(g, mode, pack, false, at_edge)));
+    expect_rows(g, mode, pack, dst, size_t(at_edge - dst.device_address()));
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Parameters outside the contract that the RTL computes rather than refuses (docs/requant.md):
+// an ONNX scale of +-Inf or NaN saturates x = acc + bias by sign(x) xor the scale's sign (x = 0
+// gives 0), and act_min > act_max clamps v = r + zp as `v < act_min ? act_min : v > act_max ?
+// act_max : v`. No error, and ref:// computes what the device does (the golden model rejects
+// both, so ref:// used to stop with SIMULATION here). Expected values from those rules, with the
+// golden model for the in-contract steps.
+TEST_P(SystemErrors, OutOfContractScalesAndClampBoundsFollowTheRtlRules) {
+  using weft::StoreMode;
+  namespace golden = weft::golden;
+  auto& q = dev_->queue();
+  const int n = int(dev_->caps().cols), k = int(dev_->caps().rows);
+  RawGemm g = raw_gemm(rand_int(2, 8), n);
+  const auto acc = golden::gemm(g.a, g.w, g.m, k, n, {true, 0}, {true, 0});
+  // Columns 0..3: +Inf, -Inf, NaN, negative NaN as the scale; column 0 of row 0 gets x = 0.
+  const uint32_t special[4] = {0x7f800000u, 0xff800000u, 0x7fc00001u, 0xffc12345u};
+  for (int col = 0; col < 4; ++col) std::memcpy(&g.ch[size_t(col)].multiplier, &special[col], 4);
+  g.ch[0].bias = int32_t(0u - uint32_t(acc[0]));
+  write_params(g);
+  q.wait(q.submit(stage(g)));
+  const auto x_of = [&](int j, int col) {
+    return int32_t(uint32_t(acc[size_t(j) * n + col]) + uint32_t(g.ch[size_t(col)].bias));
+  };
+  const auto clamp = [](int64_t v, int32_t lo, int32_t hi) {
+    return v < lo ? lo : v > hi ? hi : int32_t(v);
+  };
+  const size_t stride = stride_of(g, false);
+  weft::Buffer dst = dev_->alloc(size_t(g.m) * stride);
+  // ONNX, INT32 out over the whole int32 range: saturated values plus the zero point.
+  g.out.zero_point = rand_int(-20, 20);
+  g.out.act_min = INT32_MIN;
+  g.out.act_max = INT32_MAX;
+  q.wait(q.submit(store_of(g, StoreMode::kOnnx, false, true, dst.device_address())));
+  for (int j = 0; j < g.m; ++j) {
+    for (int col = 0; col < n; ++col) {
+      const int32_t x = x_of(j, col);
+      int32_t r;
+      if (col < 4) {
+        r = x == 0 ? 0 : (x < 0) != (special[col] >> 31 != 0) ? INT32_MIN : INT32_MAX;
+      } else {
+        r = golden::onnx_scale_round(x, g.ch[size_t(col)].scale);
+      }
+      const int32_t want = clamp(int64_t{r} + g.out.zero_point, INT32_MIN, INT32_MAX);
+      ASSERT_EQ(dst.read<int32_t>(1, size_t(j) * stride + size_t(col) * 4)[0], want)
+          << "ONNX row " << j << " column " << col << " x " << x;
+    }
+  }
+  // TFLite double with act_min > act_max (the same parameters: the scale bits are multipliers).
+  g.out.act_min = 40;
+  g.out.act_max = -40;
+  q.wait(q.submit(store_of(g, StoreMode::kTfliteDouble, false, false, dst.device_address())));
+  for (int j = 0; j < g.m; ++j) {
+    for (int col = 0; col < n; ++col) {
+      const auto& p = g.ch[size_t(col)];
+      const int32_t r =
+          golden::multiply_by_quantized_multiplier_double(x_of(j, col), p.multiplier, p.shift);
+      const int64_t v = int64_t{r} + g.out.zero_point;
+      const int32_t want = v < 40 ? 40 : v > -40 ? -40 : int32_t(v);
+      ASSERT_EQ(dst.read<int32_t>(1, size_t(j) * stride + size_t(col) * 4)[0], want)
+          << "TFLite row " << j << " column " << col;
+    }
+  }
 }
 
 TEST_P(SystemErrors, WrongSeqAndBadRingAreNamed) {
@@ -799,6 +1162,9 @@ TEST(DeviceOpen, BadUrisNameTheProblem) {
   expect("ref://?array=16", Errc::kBadUri, "ROWSxCOLS");
   expect("ref://?ring=100", Errc::kBadUri, "power of two");
   expect("sim://?array=7x9", Errc::kBadUri, "available");
+  // The arena is window 0: its size must be a multiple of 4096, like its base.
+  expect("ref://?mem=1000000", Errc::kBadUri, "multiple of 4096");
+  expect("ref://?membase=0x100000800", Errc::kBadUri, "multiple of 4096");
 }
 
 TEST(DeviceOpen, OutOfMemoryIsNamed) {

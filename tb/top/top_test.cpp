@@ -387,6 +387,84 @@ class WEFT_SUITE : public ::testing::Test {
     EXPECT_TRUE(env->wait([&] { return env->h.dut().irq_o != 0; }, 1000));
   }
 
+  // ---- post-processing parameters (PARAM) -------------------------------------------------
+  // A GEMM whose column parameters are legal in every mode: the multiplier's bits are a float32
+  // scale in [2^-12, 2^-5) -- read as an int32, a positive TFLite multiplier of about 0.46 * 2^31
+  // -- and the shifts lie in [-12, 0]. Output mode `mode`, `n` columns; scratchpad lines A in
+  // bank 0, W in bank 1, parameters in bank 2; destination kDst.
+  Gemm param_gemm(golden::RequantMode mode, int n) {
+    Gemm g;
+    g.m = uni(1, std::min(kBank, 12));
+    g.k = uni(1, 2 * kRows);
+    g.n = n;
+    g.at = random_type();
+    g.wt = random_type();
+    for (int i = 0; i < g.m * g.k; ++i) g.a.push_back(g.at.is_signed ? uni(-128, 127) : uni(0, 255));
+    for (int i = 0; i < g.k * g.n; ++i) g.w.push_back(g.wt.is_signed ? uni(-128, 127) : uni(0, 255));
+    g.ch.resize(kCols);
+    for (auto& c : g.ch) {
+      c.bias = uni(-5000, 5000);
+      c.scale = std::ldexp(std::uniform_real_distribution<float>(1.0f, 2.0f)(rng), uni(-12, -6));
+      std::memcpy(&c.multiplier, &c.scale, 4);
+      c.shift = uni(-12, 0);
+    }
+    g.out.mode = mode;
+    const bool out_signed = coin();
+    g.out.zero_point = out_signed ? uni(-128, 127) : uni(0, 255);
+    g.out.act_min = out_signed ? -128 : 0;
+    g.out.act_max = out_signed ? 127 : 255;
+    g.pack = mode != golden::RequantMode::kNone && coin();
+    g.acc_addr = static_cast<uint32_t>(uni(0, 1) * kBank + uni(0, kBank - g.m));
+    g.a_line = 0;
+    g.w_line = kBankLines;
+    g.p_line = 2 * kBankLines + static_cast<uint32_t>(uni(0, 8));
+    g.dst = kDst;
+    g.dst_stride = ((out_row_bytes(g) + kBB - 1) / kBB) * kBB + kBB * static_cast<uint32_t>(uni(0, 1));
+    return g;
+  }
+
+  // The STORE_ACC of `g` (its mode, pack, destination), with or without load_params.
+  static Descriptor store_of(const Gemm& g, bool load_params) {
+    StoreAccArgs sa;
+    sa.host_addr = g.dst;
+    sa.host_stride = g.dst_stride;
+    sa.m = static_cast<uint32_t>(g.m);
+    sa.acc_addr = g.acc_addr;
+    sa.n = static_cast<uint32_t>(g.n);
+    sa.mode = static_cast<StoreMode>(g.out.mode);
+    sa.pack = g.pack;
+    sa.load_params = load_params;
+    sa.params_addr = g.p_line;
+    sa.zp = g.out.zero_point;
+    sa.act_min = g.out.act_min;
+    sa.act_max = g.out.act_max;
+    return Descriptor::store_acc(sa);
+  }
+
+  // Every byte of g's destination rows (m strides from g.dst) still holds the fill 0xcd.
+  void expect_untouched(const Gemm& g) {
+    const auto got = env->mem.read(g.dst, static_cast<uint64_t>(g.m) * g.dst_stride);
+    EXPECT_EQ(std::count(got.begin(), got.end(), uint8_t{0xcd}), static_cast<long>(got.size()))
+        << "the destination of the failing STORE_ACC was written";
+  }
+
+  // The queue stopped with PARAM at `index` for column `col`: registers, record, interrupt.
+  void expect_param_error(uint32_t index, int col) {
+    ASSERT_TRUE(env->wait_error()) << "no error reported: " << state();
+    ASSERT_TRUE(env->wait_idle()) << "device not idle after the error: " << state();
+    EXPECT_EQ(env->rd(regs::kErrCode), static_cast<uint32_t>(ErrorCode::kParam)) << state();
+    EXPECT_EQ(env->rd(regs::kErrIndex), index);
+    EXPECT_EQ(env->rd(regs::kErrAddrLo), static_cast<uint32_t>(col));
+    EXPECT_EQ(env->rd(regs::kErrAddrHi), 0u);
+    EXPECT_EQ(env->rd(regs::kCompleted), index);
+    EXPECT_EQ(env->rd(regs::kIrqStatus) & kIrqError, kIrqError);
+    EXPECT_TRUE(env->h.dut().irq_o);
+    const auto rec = record();
+    EXPECT_EQ(rec.completed, index);
+    EXPECT_EQ(rec.error, static_cast<uint32_t>(ErrorCode::kParam));
+    EXPECT_EQ(rec.error_index, index);
+  }
+
   std::mt19937_64 rng{weft::tb::test_seed()};
   std::unique_ptr<Env> env;
 };
@@ -941,6 +1019,155 @@ TEST_F(WEFT_SUITE, ErrorSlverrOnStoreAccLeavesTheTensorUnitClean) {
   env->doorbell();
   ASSERT_TRUE(env->wait_completed(5));
   expect_gemm(g);
+}
+
+// PARAM (docs/programming-model.md, "Errors"): a STORE_ACC in a TFLite mode whose columns c < n
+// include a shift of -32 or 31 (the 6-bit field's values outside [-31, 30]) stops the queue with
+// PARAM, ERR_ADDR = that column, before any row is stored; the parameters stay loaded. Every
+// out-of-range value, both TFLite modes, with load_params or with parameters loaded earlier by an
+// ONNX STORE_ACC (ONNX ignores the shift: no error there), the bad column at c = 0, at c = n-1,
+// and at c >= n (not used: no error, results as golden). Expected values come from the case
+// itself and weft::golden, never from the device.
+TEST_F(WEFT_SUITE, ErrorParamTfliteShiftOutsideItsRange) {
+  using golden::RequantMode;
+  int errors = 0;
+  for (int bad_shift : {-32, 31}) {
+    for (RequantMode mode : {RequantMode::kTfliteDouble, RequantMode::kTfliteSingle}) {
+      for (bool load : {true, false}) {
+        for (int where = 0; where < 3; ++where) {  // bad column: c = 0, c = n - 1, c >= n
+          const int n = where == 2 ? uni(1, kCols - 1) : uni(2, kCols);
+          const int col = where == 0 ? 0 : where == 1 ? n - 1 : uni(n, kCols - 1);
+          SCOPED_TRACE("shift " + std::to_string(bad_shift) + ", mode " + std::to_string(int(mode)) +
+                       (load ? ", load_params" : ", parameters of an earlier ONNX STORE_ACC") +
+                       ", n " + std::to_string(n) + ", bad column " + std::to_string(col));
+          make_env({}, {});
+          setup();
+          env->wr(regs::kIrqEnable, kIrqError);
+          Gemm g = param_gemm(mode, n);
+          g.ch[static_cast<size_t>(col)].shift = bad_shift;
+          // Descriptors 0..4: LOAD A, W, parameters, COMPUTE, STORE_ACC with load_params: in
+          // the TFLite mode, or (without `load`) in ONNX to another destination, followed by
+          // 5: the TFLite STORE_ACC without load_params. Then a canary that depends on it.
+          Gemm onnx = g;
+          onnx.out.mode = RequantMode::kOnnx;
+          onnx.dst = kDst + 0x10000;
+          std::vector<Descriptor> ds = gemm_descs(load ? g : onnx, kSrc);
+          if (!load) ds.push_back(store_of(g, false).with_dep(0, 2));  // the COMPUTE
+          const uint32_t bad_index = static_cast<uint32_t>(ds.size() - 1);
+          Transfer2d canary{kDst + 0x40000, 64, 1, 0, 0, 0};
+          ds.push_back(Descriptor::store_spad(canary).with_dep(0, 1));
+          env->device_writes.clear();
+          for (auto& d : ds) env->put(d);
+          env->doorbell();
+          if (where == 2) {
+            ASSERT_TRUE(env->wait_completed(env->tail)) << state();
+            EXPECT_EQ(env->rd(regs::kErrCode), 0u);
+            expect_gemm(g);
+            if (!load) expect_gemm(onnx);
+            continue;
+          }
+          ++errors;
+          expect_param_error(bad_index, col);
+          if (HasFatalFailure()) return;
+          // Nothing stored by the failing descriptor or after it (the ONNX store before it ran).
+          if (!load) expect_gemm(onnx);
+          expect_untouched(g);
+          std::vector<std::pair<uint64_t, uint64_t>> allowed{{kCpl, kCpl + 16}};
+          if (!load) allowed.push_back({onnx.dst, onnx.dst + static_cast<uint64_t>(onnx.m) * onnx.dst_stride});
+          expect_writes_inside(allowed);
+          for (uint64_t b = 0; b < 64; ++b) EXPECT_EQ(env->mem.read8(canary.host_addr + b), 0xcd);
+          // Queue reset: the parameters stay loaded, so the TFLite STORE_ACC without
+          // load_params fails again, now as descriptor 0.
+          ASSERT_TRUE(env->queue_reset());
+          EXPECT_EQ(env->rd(regs::kErrCode), 0u);
+          env->submit(store_of(g, false));
+          expect_param_error(0, col);
+          expect_untouched(g);
+          // Legal parameters loaded again: the same GEMM (its accumulator rows are kept).
+          ASSERT_TRUE(env->queue_reset());
+          g.ch[static_cast<size_t>(col)].shift = uni(-12, 0);
+          const std::vector<Descriptor> fix = gemm_descs(g, kSrc + 0x100000);
+          env->put(fix[2]);  // LOAD of the parameter lines
+          env->put(store_of(g, true).with_dep(0, 1));
+          env->doorbell();
+          ASSERT_TRUE(env->wait_completed(2)) << state();
+          EXPECT_EQ(env->rd(regs::kErrCode), 0u);
+          expect_gemm(g);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(errors, 16);
+}
+
+// Bounds that are not multiples of the bus width (docs/programming-model.md, "DMA windows"):
+// every bus beat of a transfer must lie inside the window, strobed or not. STORE_ACC rows of
+// `pack ? n : 4n` bytes end in a partial beat; with window 0 ending d bytes past a beat boundary
+// `edge`, a last row that starts at `edge` has every byte below the limit (row bytes <= d) but its
+// beat [edge, edge + 16) is not: WINDOW (at decode: precise, ERR_ADDR = host_addr). A last row one
+// beat lower fits. A monitor checks every AR/AW burst the device offers against the limit.
+TEST_F(WEFT_SUITE, ErrorWindowWhenALastBeatCrossesALimitNotAMultipleOfTheBusWidth) {
+  using golden::RequantMode;
+  constexpr uint64_t kEdge = kDst + 0x10000;
+  for (int round = 0; round < 8; ++round) {
+    make_env({}, {});
+    // Partial rows: pack with n <= min(cols, 15), or INT32 with 4n <= 12.
+    const bool pack = round % 2 == 0;
+    const int n = pack ? uni(1, std::min(kCols, 15)) : uni(1, std::min(kCols, 3));
+    Gemm g = param_gemm(pack ? RequantMode::kTfliteDouble : RequantMode::kNone, n);
+    g.pack = pack;
+    g.dst_stride = kBB * static_cast<uint32_t>(uni(1, 2));
+    const uint32_t rb = out_row_bytes(g);
+    const uint64_t limit = kEdge + static_cast<uint64_t>(uni(static_cast<int>(rb), kBB - 1));
+    SCOPED_TRACE("row bytes " + std::to_string(rb) + ", m " + std::to_string(g.m) +
+                 ", window limit = edge + " + std::to_string(limit - kEdge));
+    uint64_t crossing = 0;
+    env->tick_hook = [&] {
+      auto& d = env->h.dut();
+      if (d.m_axi_awvalid && d.m_axi_awaddr + (uint64_t{d.m_axi_awlen} + 1) * kBB > limit) ++crossing;
+      if (d.m_axi_arvalid && d.m_axi_araddr + (uint64_t{d.m_axi_arlen} + 1) * kBB > limit) ++crossing;
+    };
+    env->set_window(0, kWinBase, limit, true, true);
+    env->setup_ring(kRing, kRingLog2, kCpl);
+    env->wr(regs::kIrqEnable, kIrqError);
+    // The last row ends in the beat below the edge: runs.
+    g.dst = kEdge - kBB - static_cast<uint64_t>(g.m - 1) * g.dst_stride;
+    for (auto& d : gemm_descs(g, kSrc)) env->put(d);
+    env->doorbell();
+    ASSERT_TRUE(env->wait_completed(5)) << state();
+    ASSERT_EQ(env->rd(regs::kErrCode), 0u);
+    expect_gemm(g);
+    // The last row starts at the edge: every byte is below the limit, its beat is not.
+    Gemm at_edge = g;
+    at_edge.dst = kEdge - static_cast<uint64_t>(g.m - 1) * g.dst_stride;
+    env->device_writes.clear();
+    env->put(store_of(at_edge, false));
+    const Transfer2d canary{kDst, 64, 1, 0, 0, 0};  // inside the window; depends on the store
+    env->put(Descriptor::store_spad(canary).with_dep(0, 1));
+    env->doorbell();
+    ASSERT_TRUE(env->wait_error()) << state();
+    ASSERT_TRUE(env->wait_idle()) << state();
+    EXPECT_EQ(env->rd(regs::kErrCode), static_cast<uint32_t>(ErrorCode::kWindow));
+    EXPECT_EQ(env->rd(regs::kErrIndex), 5u);
+    EXPECT_EQ(env->rd64(regs::kErrAddrLo), at_edge.dst);
+    EXPECT_EQ(env->rd(regs::kCompleted), 5u);
+    EXPECT_TRUE(env->h.dut().irq_o);
+    EXPECT_EQ(record().error, static_cast<uint32_t>(ErrorCode::kWindow));
+    EXPECT_EQ(record().error_index, 5u);
+    expect_writes_inside({{kCpl, kCpl + 16}});
+    for (uint64_t b = 0; b < 64; ++b) EXPECT_EQ(env->mem.read8(canary.host_addr + b), 0xcd);
+    // Queue reset: the store that fits runs again from index 0.
+    ASSERT_TRUE(env->queue_reset());
+    env->mem.fill(g.dst, static_cast<uint64_t>(g.m) * g.dst_stride, 0xcd);
+    env->submit(store_of(g, false));
+    ASSERT_TRUE(env->wait_completed(1)) << state();
+    EXPECT_EQ(env->rd(regs::kErrCode), 0u);
+    expect_gemm(g);
+    EXPECT_EQ(crossing, 0u) << "the device offered a burst with a beat past the window limit";
+    env->tick_hook = nullptr;
+    if (HasFatalFailure()) return;
+  }
 }
 
 TEST_F(WEFT_SUITE, ScratchpadBackdoorReachesTheDeviceScratchpad) {

@@ -88,6 +88,9 @@ const char* meaning(ErrorCode c) {
       return "ring size out of range or ring base not 64-byte aligned";
     case ErrorCode::kSimt:
       return "a SIMT kernel stopped on an error";
+    case ErrorCode::kParam:
+      return "a post-processing parameter is out of range: TFLite shift outside [-31, 30] in a "
+             "column c < n of a STORE_ACC in a TFLite mode (ERR_ADDR = the first such column)";
     default:
       return "no error";
   }
@@ -763,6 +766,11 @@ Device Device::open(std::string_view uri) {
   }
   if (membase % 4096 != 0) {
     throw Error(Errc::kBadUri, "option membase: must be a multiple of 4096");
+  }
+  // The arena is DMA window 0: a limit on a 4 KiB boundary is a multiple of any bus width.
+  if (mem % 4096 != 0) {
+    throw Error(Errc::kBadUri, "option mem=" + std::to_string(mem) +
+                                   ": the arena size must be a multiple of 4096");
   }
   if (ring * 64 + 4096 > mem) {
     throw Error(Errc::kBadUri, "option ring=" + std::to_string(ring) + ": the ring needs " +

@@ -356,10 +356,17 @@ class RefDevice final : public Backend {
   }
 
   // ---------------------------------------------------------------- host accesses and windows
+  // [addr, addr + bytes) inside one window with the permission, every bus beat included: addr is
+  // a multiple of the bus width here, and the last beat ends at addr + bytes rounded up to one,
+  // which must not pass the limit (so a limit that is not a multiple of the bus width acts as the
+  // multiple below it).
   bool in_window(uint64_t addr, uint64_t bytes, bool write) const {
     if (bytes == 0 || addr + bytes < addr) return false;
     for (const Win& w : win_) {
-      if ((write ? w.write : w.read) && addr >= w.base && addr + bytes <= w.limit) return true;
+      if ((write ? w.write : w.read) && addr >= w.base &&
+          addr + bytes <= (w.limit & ~uint64_t{bus_ - 1})) {
+        return true;
+      }
     }
     return false;
   }
@@ -591,6 +598,30 @@ class RefDevice final : public Backend {
     perf_[kMacs] += uint64_t{m} * kt * rows_ * cols_;
   }
 
+  // golden::postprocess, extended to the inputs it rejects but the RTL computes as
+  // docs/requant.md describes (descriptor data must never stop ref:// where the device runs):
+  // an ONNX scale with exponent field 255 (Inf, NaN) saturates x = acc + bias by the sign of x
+  // xor the scale's sign bit (x = 0 gives 0), and act_min > act_max clamps r + zp (exact) as
+  // `v < act_min ? act_min : v > act_max ? act_max : v`. Equal to golden inside its contract.
+  static int32_t postprocess(int32_t acc, const golden::ChannelParams& ch, uint32_t scale_bits,
+                             const golden::OutputParams& out) {
+    if (out.mode == golden::RequantMode::kNone) return golden::postprocess(acc, ch, out);
+    int32_t r = 0;
+    if (out.mode == golden::RequantMode::kOnnx && ((scale_bits >> 23) & 0xff) == 0xff) {
+      const int32_t x =
+          static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(ch.bias));
+      if (x != 0) r = (x < 0) != (scale_bits >> 31 != 0) ? INT32_MIN : INT32_MAX;
+    } else {
+      golden::OutputParams requant_only = out;  // no zero point, no clamp: r itself
+      requant_only.zero_point = 0;
+      requant_only.act_min = INT32_MIN;
+      requant_only.act_max = INT32_MAX;
+      r = golden::postprocess(acc, ch, requant_only);
+    }
+    const int64_t v = int64_t{r} + out.zero_point;
+    return v < out.act_min ? out.act_min : v > out.act_max ? out.act_max : static_cast<int32_t>(v);
+  }
+
   Check store_acc(const Descriptor& d) {
     const uint64_t addr = d.w[2] | (uint64_t{d.w[3]} << 32);
     const uint32_t hs = d.w[4], m = d.w[5], acc_addr = d.w[6], n = d.w[7];
@@ -603,6 +634,19 @@ class RefDevice final : public Backend {
     perf_[kWrBytes] += uint64_t{m} * row_bytes;
     if (load) {
       for (uint32_t c = 0; c < cols_; ++c) std::memcpy(&params_[c], line(d.w[9] + c), 16);
+    }
+    // PARAM: a TFLite mode uses the shifts of columns c < n, which must lie in [-31, 30]; the
+    // 6-bit field also holds -32 and 31. Found before any row is stored (the parameters stay
+    // loaded); ERR_ADDR = the first such column. ONNX and INT32 do not read the shift.
+    const auto shift_of = [](const ColumnParams& p) {
+      const int32_t s = p.shift & 0x3f;
+      return s >= 32 ? s - 64 : s;
+    };
+    if (mode == golden::RequantMode::kTfliteDouble || mode == golden::RequantMode::kTfliteSingle) {
+      for (uint32_t c = 0; c < n; ++c) {
+        const int32_t s = shift_of(params_[c]);
+        if (s < -31 || s > 30) return {ErrorCode::kParam, c};
+      }
     }
     if (Check f = bus_fault(addr, row_bytes, m, hs, true); f.code != ErrorCode::kNone) return f;
     golden::OutputParams out;
@@ -617,10 +661,9 @@ class RefDevice final : public Backend {
         golden::ChannelParams ch;
         ch.bias = params_[c].bias;
         ch.multiplier = static_cast<int32_t>(params_[c].mult);
-        ch.shift = (params_[c].shift & 0x3f) >= 32 ? (params_[c].shift & 0x3f) - 64
-                                                   : (params_[c].shift & 0x3f);
+        ch.shift = shift_of(params_[c]);
         ch.scale = std::bit_cast<float>(params_[c].mult);
-        const int32_t v = golden::postprocess(row[c], ch, out);
+        const int32_t v = postprocess(row[c], ch, params_[c].mult, out);
         if (pack) {
           bytes[c] = static_cast<uint8_t>(v);
         } else {

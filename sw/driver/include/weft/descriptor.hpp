@@ -48,6 +48,7 @@ enum class ErrorCode : uint8_t {
   kSeq = 9,
   kRing = 10,
   kSimt = 11,  // a SIMT kernel stopped on an error (SIMT_ERR_* registers)
+  kParam = 12, // a post-processing parameter out of range (TFLite shift outside [-31, 30])
 };
 
 constexpr std::string_view error_name(ErrorCode e) {
@@ -64,6 +65,7 @@ constexpr std::string_view error_name(ErrorCode e) {
     case ErrorCode::kSeq: return "SEQ";
     case ErrorCode::kRing: return "RING";
     case ErrorCode::kSimt: return "SIMT";
+    case ErrorCode::kParam: return "PARAM";
   }
   return "UNKNOWN";
 }

@@ -60,7 +60,8 @@ struct Timeout {
 struct WEFT_API DeviceError {
   ErrorCode code = ErrorCode::kNone;
   uint64_t index = 0;    // queue index of the failing descriptor
-  uint64_t address = 0;  // ERR_ADDR: host address for ALIGN/WINDOW/bus errors, else ring entry
+  uint64_t address = 0;  // ERR_ADDR: host address for ALIGN/WINDOW/bus errors, the column for
+                         // PARAM, thread << 32 | pc for SIMT, else the ring entry
   std::string link;      // the link's account of a bus error (pcie-sim://), else empty
   std::string_view name() const { return error_name(code); }
   std::string to_string() const;

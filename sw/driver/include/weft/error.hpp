@@ -35,6 +35,7 @@ enum class Errc : uint16_t {
   kSeq = 9,
   kRing = 10,
   kSimt = 11,
+  kParam = 12,
   // Driver codes.
   kTimeout = 0x100,  // the device did not finish within the wait's cycle or wall-time budget
   kBadUri,           // Device::open: unknown scheme, option or value
@@ -49,13 +50,17 @@ enum class Errc : uint16_t {
 constexpr Errc to_errc(ErrorCode e) { return static_cast<Errc>(static_cast<uint8_t>(e)); }
 // The device codes above repeat weft::ErrorCode so that one enum names every failure; these
 // checks keep the two lists equal.
-static_assert(to_errc(ErrorCode::kOpcode) == Errc::kOpcode && to_errc(ErrorCode::kSize) == Errc::kSize &&
+static_assert(to_errc(ErrorCode::kOpcode) == Errc::kOpcode &&
+              to_errc(ErrorCode::kSize) == Errc::kSize &&
               to_errc(ErrorCode::kWindow) == Errc::kWindow &&
               to_errc(ErrorCode::kSpadRange) == Errc::kSpadRange &&
               to_errc(ErrorCode::kAccRange) == Errc::kAccRange &&
-              to_errc(ErrorCode::kAlign) == Errc::kAlign && to_errc(ErrorCode::kSlverr) == Errc::kSlverr &&
-              to_errc(ErrorCode::kDecerr) == Errc::kDecerr && to_errc(ErrorCode::kSeq) == Errc::kSeq &&
-              to_errc(ErrorCode::kRing) == Errc::kRing && to_errc(ErrorCode::kSimt) == Errc::kSimt);
+              to_errc(ErrorCode::kAlign) == Errc::kAlign &&
+              to_errc(ErrorCode::kSlverr) == Errc::kSlverr &&
+              to_errc(ErrorCode::kDecerr) == Errc::kDecerr &&
+              to_errc(ErrorCode::kSeq) == Errc::kSeq && to_errc(ErrorCode::kRing) == Errc::kRing &&
+              to_errc(ErrorCode::kSimt) == Errc::kSimt &&
+              to_errc(ErrorCode::kParam) == Errc::kParam);
 constexpr bool is_device_code(Errc e) { return static_cast<uint16_t>(e) < 0x100; }
 
 // "WINDOW", "TIMEOUT", ...

@@ -85,6 +85,9 @@ class Harness {
   // One full clock cycle: rising edge, then falling edge. Inputs set before tick() are sampled
   // at the rising edge; outputs read after tick() are the post-edge values.
   void tick() {
+    // This model's context is the thread's current one (a harness built before another one was
+    // destroyed would otherwise format an assertion's message through the freed context).
+    Verilated::threadContextp(ctx_.get());
     model_->clk_i = 1;
     model_->eval();
     ctx_->timeInc(5);

@@ -116,11 +116,17 @@ const char* op_name(uint8_t op) {
   return "unknown opcode";
 }
 
+// What ERR_ADDR holds for `code`: the first bad column for PARAM, a host address otherwise.
+std::string where(ErrorCode code, uint64_t err_addr, const char* lead) {
+  if (code == ErrorCode::kParam) return std::string(lead) + "column " + std::to_string(err_addr);
+  return err_addr ? std::string(lead) + "address " + hex(err_addr) : std::string();
+}
+
 }  // namespace
 
 std::string DeviceError::to_string() const {
   return std::string(error_name(code)) + " at descriptor " + std::to_string(index) +
-         (address ? ", address " + hex(address) : std::string()) + ": " + meaning(code) +
+         where(code, address, ", ") + ": " + meaning(code) +
          (link.empty() ? std::string() : " (link: " + link + ")");
 }
 
@@ -482,7 +488,7 @@ void DeviceImpl::throw_device_error(const DeviceError& e, const std::string& not
   throw Error(e.code, index, e.address,
               "descriptor " + std::to_string(index) + " (" + op_name(d.w[0] & 0xff) +
                   ") stopped the queue" +
-                  (e.address ? " at address " + hex(e.address) : std::string()) + ": " +
+                  where(e.code, e.address, " at ") + ": " +
                   meaning(e.code) + (e.link.empty() ? std::string() : " (link: " + e.link + ")") +
                   note + ". Fix it, then call Queue::reset()");
 }

@@ -6,14 +6,15 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST    := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 SETUP    := bash scripts/setup.sh
 PYTHON   ?= python3
+PREFIX   ?= /usr/local
 
-.PHONY: help setup configure build sim test unit block lint synth coverage wave bench mutation clean
+.PHONY: help setup configure build install sim test unit block lint synth coverage wave bench mutation clean
 
 help: ## List the targets
 	@echo "Weft — make targets:"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 14
 	@echo ""
-	@echo "Variables: BUILD=$(BUILD) JOBS=$(JOBS) TEST=<Suite.Test> (wave) WEFT_SEED=<n> WEFT_TRACE=1"
+	@echo "Variables: BUILD=$(BUILD) JOBS=$(JOBS) PREFIX=$(PREFIX) (install) TEST=<test name> (wave) WEFT_SEED=<n> WEFT_TRACE=1 WEFT_VERBOSE=1"
 
 setup: ## Install every missing dependency (apt + pip; idempotent)
 	@$(SETUP)
@@ -25,6 +26,9 @@ configure: $(BUILD)/CMakeCache.txt ## Configure the CMake build in $(BUILD)
 
 build: setup configure ## Build models, tests, benches and tools
 	cmake --build $(BUILD) -j $(JOBS)
+
+install: build ## Install weft, weft-board-sim, libweft + headers + CMake package, sim:// plugins, SIMT kernels to PREFIX
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 sim: build ## Block regressions on both simulators, then a per-test table (Icarus vs Verilator)
 	$(PYTHON) scripts/sim_table.py --build $(BUILD) --jobs $(JOBS)

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "weft/sim/link_faults.hpp"
+#include "weft/tb/options.hpp"
 #include "weft/weft.hpp"
 
 namespace weft::tb::board {
@@ -30,7 +31,7 @@ inline void expect_faults_handled(weft::Device& dev, const weft::sim::LinkFaultR
                                   const weft::sim::LinkFaultCounts& a,
                                   const weft::sim::LinkFaultCounts& b) {
   auto s = link_stats(dev);
-  std::printf("[faults] to board %llu B: %llu dropped %llu duplicated %llu flipped; from board "
+  weft::tb::verbose_printf("[faults] to board %llu B: %llu dropped %llu duplicated %llu flipped; from board "
               "%llu B: %llu dropped %llu duplicated %llu flipped; retries %llu timeouts %llu "
               "bad_responses %llu; bridge frames %llu crc_err %llu frame_err %llu dups %llu\n",
               (unsigned long long)a.bytes, (unsigned long long)a.dropped,

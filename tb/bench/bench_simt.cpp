@@ -150,13 +150,18 @@ bool run(const Figure& f) {
 
   const double cyc = r.perf_cycles, n = double(f.elements), iss = r.perf_issued;
   const double cpe = cyc / n;
+  char verdict[48] = " (no target)";
+  if (f.target > 0) {
+    std::snprintf(verdict, sizeof verdict, " (target <= %g: %s)", f.target,
+                  cpe <= f.target ? "met" : "MISSES");
+  }
   std::printf("   %-8s %-26s %9u cycles  %7.3f cycles/element%s  IPC %.3f  %5.2f threads/issue"
               "  (%.2f issues/element)\n",
               f.name.c_str(), f.shape.c_str(), r.perf_cycles, cpe,
-              f.target > 0 ? (cpe <= f.target ? " (target met)" : " (target MISSED)") : "",
+              verdict,
               iss / cyc, double(r.perf_active) / iss, iss / n);
   std::printf("   %-8s stalls: pipe %u (%.1f%%), div %u (%.1f%%), mem %u (%.1f%%), barrier %u"
-              " (%.1f%%); replays %u; %s; %.2f s (%.0f k cycles/s)\n",
+              " (%.1f%%); replays %u; %s; %.2f s (%.0f k cycles/s, no target)\n",
               "", r.perf_stall_pipe, 100 * r.perf_stall_pipe / cyc, r.perf_stall_div,
               100 * r.perf_stall_div / cyc, r.perf_stall_mem, 100 * r.perf_stall_mem / cyc,
               r.perf_stall_barrier, 100 * r.perf_stall_barrier / cyc, r.perf_replays,

@@ -48,13 +48,18 @@ uint64_t test_seed() {
     seed = g_seed_value;
   } else if (const char* env = std::getenv("WEFT_SEED"); env && *env) {
     seed = std::strtoull(env, nullptr, 0);
+  } else if (!info) {
+    seed = 1;  // outside a test (the benches): fixed, so a figure does not move between runs
   } else {
     std::random_device rd;
     seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   }
   seeds[key] = seed;
-  std::printf("[seed] %s WEFT_SEED=%llu\n", key.c_str(), static_cast<unsigned long long>(seed));
-  std::fflush(stdout);
+  // Once per test, where the harness draws it; never for the fixed seed of a bench.
+  if (info) {
+    std::printf("[seed] %s WEFT_SEED=%llu\n", key.c_str(), static_cast<unsigned long long>(seed));
+    std::fflush(stdout);
+  }
   if (info) ::testing::Test::RecordProperty("seed", std::to_string(seed));
   return seed;
 }

@@ -9,8 +9,9 @@
 namespace weft::tb {
 
 // The seed of the current test: WEFT_SEED (or --seed=N) when given, otherwise drawn once per test.
-// Printed as "[seed] <suite>.<test> WEFT_SEED=<n>" and recorded as a GoogleTest property, so any
-// failure can be re-run with the same stimulus.
+// Printed once per test as "[seed] <suite>.<test> WEFT_SEED=<n>" and recorded as a GoogleTest
+// property, so any failure can be re-run with the same stimulus. Outside a test (the benches) it
+// is 1 unless given, and not printed.
 uint64_t test_seed();
 
 // A generator seeded with test_seed().

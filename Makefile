@@ -76,8 +76,8 @@ fpga: setup ## ULX3S bitstream (Yosys -> nextpnr-ecp5 -> ecppack) and report (LU
 prog: ## Load fpga/build/ulx3s/weft.bit into a ULX3S on USB (openFPGALoader -b ulx3s)
 	@$(MAKE) --no-print-directory -C fpga prog
 
-postsynth: setup ## The synthesized board netlist runs a GEMM over uart:// (Verilator + ECP5 cell models; about an hour)
+postsynth: setup ## The synthesized board netlist runs a GEMM over uart:// (Verilator + ECP5 cell models; about 50 min estimated, 24 min measured with BAUD=2500000)
 	bash scripts/fpga_postsynth.sh $(BUILD)
 
-postsynth-smoke: setup ## The same check on the board top synthesized with a 2x2 array, no SIMT (about 40 min)
+postsynth-smoke: setup ## The same check on the board top synthesized with a 2x2 array, no SIMT (about 36 min measured)
 	CORE=smoke PS_TIMEOUT_MS=240000 bash scripts/fpga_postsynth.sh $(BUILD)

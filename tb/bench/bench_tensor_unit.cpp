@@ -86,9 +86,9 @@ int main(int argc, char** argv) {
   std::printf("  end to end : %.1f MACs/cycle = %.4f x Rows*Cols (%llu cycles incl. fill/drain; "
               "no target: the DMA-inclusive targets are in section 4)\n",
               macs / cycles, macs / cycles / peak, static_cast<unsigned long long>(cycles));
-  std::printf("  simulation : %.0f cycles/s (Verilator, 1 thread, no trace; %.2f s; no target for "
-              "the tensor unit alone)\n",
-              cycles / secs, secs);
+  std::printf("  simulation : %.0f cycles/s (Verilator, 1 thread, no trace; %.2f s; target >= 50 k: "
+              "%s)\n",
+              cycles / secs, secs, cycles / secs >= 50e3 ? "met" : "MISSES");
   std::printf("  results    : %zu values checked against the golden model, %zu mismatches\n",
               static_cast<size_t>(tiles) * m * C, errors);
   return errors == 0 ? 0 : 1;

@@ -77,14 +77,15 @@ fi
 # Integrity: read the whole FST back (header + every value change); the time scale and the clock
 # period of the first clock found (clk_i), which is 1 ns per cycle.
 vars=$(fst2vcd -f "$fst" 2>/dev/null | awk '
-  /^\$timescale/ { ts = 1 } ts && /^ *[0-9]+ *[munpf]?s/ { gsub(/ /, ""); scale = $0; ts = 0 }
-  /^\$end/ { ts = 0 }
+  /^\$timescale/ { ts = 1 }
+  ts && match($0, /[0-9]+[ \t]*[munpf]?s/) { scale = substr($0, RSTART, RLENGTH); gsub(/[ \t]/, "", scale); ts = 0 }
+  /\$end/ { ts = 0 }
   /^\$var/ { n++; if (!clk && $5 == "clk_i") clk = $4 }
   /^#[0-9]+/ { t = substr($1, 2) }
   clk && !/^#/ && $0 == "1" clk { if (last != "") { if (!period) period = t - last } last = t }
   END { if (n == 0) exit 1
         printf "%d variables, time scale %s, last time stamp %s", n, scale, t
-        if (period) printf ", clock period %d %s", period, scale }')
+        if (period) printf ", clock period %d x %s", period, scale }')
 if [[ $? -ne 0 || -z "$vars" ]]; then
   echo "wave: fst2vcd cannot read $fst back" >&2
   exit 1

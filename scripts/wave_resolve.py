@@ -68,11 +68,11 @@ def main() -> int:
         return 1
     print(f"wave: no test named '{want}' in {build} ({len(tests)} tests registered; "
           "ctest --test-dir " + build + " -N lists them).", file=sys.stderr)
-    # Closest names: same suite first, then by similarity, then those containing the name.
+    # Closest names: by similarity, then those containing the name, then the same suite's.
     suite = want.split(".")[0].lower()
-    close = [n for n in names if suite and n.split(".")[0].lower() == suite]
-    close += [n for n in difflib.get_close_matches(want, names, n=10, cutoff=0.4) if n not in close]
+    close = difflib.get_close_matches(want, names, n=10, cutoff=0.4)
     close += [n for n in names if want.lower() in n.lower() and n not in close]
+    close += [n for n in names if suite and n.split(".")[0].lower() == suite and n not in close]
     if close:
         print("Closest test names:", file=sys.stderr)
         for n in close[:15]:

@@ -8,7 +8,7 @@ SKIP_REGULAR_EXPRESSION "[  SKIPPED ]") but its summary only says
          41 - Kernels.Vecadd (Skipped)
 
 The reason is in the test's output, which CTest keeps in <build>/Testing/Temporary/LastTest.log.
-This filter reads it there when the summary is printed and writes
+This filter reads it there once CTest has finished and writes
 
          41 - Kernels.Vecadd (Skipped: riscv64-unknown-elf-gcc not found at configure time ...)
 
@@ -58,17 +58,21 @@ def skip_reasons(log_path: str) -> dict[str, str]:
 def main() -> int:
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     log = os.path.join(build, "Testing", "Temporary", "LastTest.log")
-    reasons: dict[str, str] | None = None
+    # The skipped list is the end of CTest's output, and CTest completes LastTest.log only as it
+    # exits: from the first "(Skipped)" line on, lines are held until the end of the input.
+    held: list[str] = []
     for line in sys.stdin:
-        m = SUMMARY_RE.match(line)
-        if m:
-            if reasons is None:
-                reasons = skip_reasons(log)
-            why = reasons.get(m[2])
-            if why:
-                line = f"{m[1]}{m[2]} (Skipped: {why})\n"
+        if held or SUMMARY_RE.match(line):
+            held.append(line)
+            continue
         sys.stdout.write(line)
         sys.stdout.flush()
+    if held:
+        reasons = skip_reasons(log)
+        for line in held:
+            m = SUMMARY_RE.match(line)
+            why = reasons.get(m[2]) if m else None
+            sys.stdout.write(f"{m[1]}{m[2]} (Skipped: {why})\n" if why else line)
     return 0
 
 

@@ -19,14 +19,22 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
 
 def tests_of(build: str) -> list[dict]:
-    out = subprocess.run(["ctest", "--test-dir", build, "--show-only=json-v1"], capture_output=True,
-                         text=True, check=False)
+    # Through a scratch directory that includes the build tree: ctest writes its Testing/ logs
+    # there, not into <build>/Testing (whose LastTest.log a running `make test` is writing, and
+    # which scripts/ctest_skips.py reads for the skip reasons).
+    with tempfile.TemporaryDirectory(prefix="weft-wave-") as tmp:
+        with open(os.path.join(tmp, "CTestTestfile.cmake"), "w") as f:
+            f.write(f'subdirs("{os.path.abspath(build)}")\n')
+        out = subprocess.run(["ctest", "--test-dir", tmp, "--show-only=json-v1"],
+                             capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise SystemExit(f"wave: ctest --show-only failed in {build}:\n{out.stderr.strip()}")
     tests = []

@@ -39,7 +39,7 @@ verilator --cc --build -j "$JOBS" -Wall --assert -Irtl/common --top-module weft_
   { cat "$tmp/build.log"; exit 1; }
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" 'BEGIN { s = b - a
-  printf "   verilate + compile: %.1f s (target <= 120 s: %s)\n", s, s <= 120 ? "met" : "MISSES" }'
+  printf "   verilate + compile: %.1f s (target <= 120 s: %s)\n", s, (s <= 120 ? "met" : "MISSES") }'
 
 echo
 echo "== 3. Same SV bench and vectors on both simulators (tb/sv/tb_array.sv) =="
@@ -72,7 +72,7 @@ for cfg in "4 4 200000 array" "16 16 20000 array_16x16"; do
     printf "   %-10s %8.3f s  %10.0f cycles/s (no target)\n", "Icarus", ti, n / ti
     printf "   %-10s %8.3f s  %10.0f cycles/s (no target)\n", "Verilator", tv, n / tv
     printf "   Verilator / Icarus: %.0fx (whole runs, vector loading included; target >= 100x: %s)\n",
-      ti / tv, ti / tv >= 100 ? "met" : "MISSES"
+      ti / tv, (ti / tv >= 100 ? "met" : "MISSES")
   }'
 done
 

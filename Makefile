@@ -37,7 +37,7 @@ install: build ## Install weft, weft-board-sim, libweft + headers + CMake packag
 sim: build ## Block regressions on both simulators, then a per-test table (Icarus vs Verilator)
 	$(PYTHON) scripts/sim_table.py --build $(BUILD) --jobs $(JOBS)
 
-test: build ## Every test (unit, block, system, SV benches, lint, synth) with the CTest summary
+test: build ## Every test (unit, block, system, SV benches, lint, synth) with the CTest summary and skip reasons
 	$(CTEST) $(SKIPS)
 
 unit: build ## Golden-model unit tests only
@@ -55,10 +55,10 @@ synth: setup ## Yosys (ECP5) synthesis smoke: block RAM and multiplier inference
 coverage: setup ## Verilator line/toggle coverage of rtl/ (report in $(BUILD)/coverage-report)
 	bash scripts/coverage.sh $(BUILD)
 
-wave: build ## Run TEST=<Suite.Test> with FST tracing and open (or print how to open) GTKWave
+wave: build ## Run TEST=<name from ctest -N or --gtest_list_tests> with FST tracing (1 ns per cycle), lay out and open (or print how to open) GTKWave
 	bash scripts/wave.sh $(BUILD) "$(TEST)"
 
-bench: build ## Benchmarks: MACs/cycle of the 16x16 array, Verilator build time, cycles/s
+bench: build ## Benchmarks, each figure with its target (met / MISSES / no target): GEMM utilisation, DMA, SIMT, cycles/s, build time
 	bash scripts/bench.sh $(BUILD)
 
 mutation: build ## Show the block tests fail on a PE with its sign extension dropped

@@ -98,5 +98,5 @@ fi
 echo
 echo "== 7. Targets this bench does not measure =="
 echo "   fresh-clone build before the first test: target <= 12 min on 2 cores; not measured here"
-echo "      (it is the whole build: README.md \"First run\" has the measured time)"
+echo "      (it is the whole build: README.md, \"How long the first run takes\", has the measured time)"
 echo "   conv layers: target >= 85 % of Rows*Cols MAC/cycle; not measurable yet (no conv benchmark)"

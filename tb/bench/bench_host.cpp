@@ -21,8 +21,8 @@ namespace {
 
 namespace golden = weft::golden;
 
-constexpr double kCopyTarget = 0.97;       // 1 MiB copy, 32-cycle latency: of the bus peak
-constexpr double kSimTargetKcps = 150.0;   // whole default device, k cycles per wall second
+constexpr double kCopyTarget = 0.97;      // 1 MiB copy, 32-cycle latency: of the bus peak
+constexpr double kSimTargetKcps = 150.0;  // whole default device, k cycles per wall second
 
 bool gemm_figure(weft::Device& dev, int m, int n, int k, double target) {
   std::mt19937_64 rng(1);
@@ -74,15 +74,16 @@ bool gemm_figure(weft::Device& dev, int m, int n, int k, double target) {
   const double util = double(m) * n * k /
                       (double(dev.caps().rows) * dev.caps().cols * double(p.cycles));
   const double kcps = p.cycles / secs / 1e3;
-  std::printf("   M=%d N=%d K=%d: %llu cycles, %.4f of %ux%u MAC/cycle (target >= %.3f: %s); "
-              "result %s; %llu descriptors\n",
-              m, n, k, static_cast<unsigned long long>(p.cycles), util, dev.caps().rows,
-              dev.caps().cols, target, util >= target ? "met" : "MISSES",
-              bad == 0 ? "bit-exact vs golden" : "MISMATCH",
-              static_cast<unsigned long long>(st.descriptors));
-  std::printf("      simulation: %.1f s wall, %.0f k cycles/s (Verilator, 1 thread, no tracing; "
-              "target >= %.0f k: %s)\n",
-              secs, kcps, kSimTargetKcps, kcps >= kSimTargetKcps ? "met" : "MISSES");
+  std::printf(
+      "   M=%d N=%d K=%d: %llu cycles, %.4f of %ux%u MAC/cycle (target >= %.3f: %s); "
+      "result %s; %llu descriptors\n",
+      m, n, k, static_cast<unsigned long long>(p.cycles), util, dev.caps().rows, dev.caps().cols,
+      target, util >= target ? "met" : "MISSES", bad == 0 ? "bit-exact vs golden" : "MISMATCH",
+      static_cast<unsigned long long>(st.descriptors));
+  std::printf(
+      "      simulation: %.1f s wall, %.0f k cycles/s (Verilator, 1 thread, no tracing; "
+      "target >= %.0f k: %s)\n",
+      secs, kcps, kSimTargetKcps, kcps >= kSimTargetKcps ? "met" : "MISSES");
   std::printf("      %s\n", st.schedule.c_str());
   return bad == 0;
 }
@@ -124,10 +125,11 @@ bool copy_figure(weft::Device& dev) {
   const bool ok = back == data;
   const double cyc = double(perf.c.cycles);
   const double beats = double(total) / bb;
-  std::printf("   1 MiB copy host -> scratchpad -> host, %u-byte bus: %.0f cycles; read %.4f, "
-              "write %.4f of bus peak (beats / cycles; target >= %.2f: %s); data %s\n",
-              bb, cyc, beats / cyc, beats / cyc, kCopyTarget, beats / cyc >= kCopyTarget ? "met" : "MISSES",
-              ok ? "identical" : "DIFFERENT");
+  std::printf(
+      "   1 MiB copy host -> scratchpad -> host, %u-byte bus: %.0f cycles; read %.4f, "
+      "write %.4f of bus peak (beats / cycles; target >= %.2f: %s); data %s\n",
+      bb, cyc, beats / cyc, beats / cyc, kCopyTarget, beats / cyc >= kCopyTarget ? "met" : "MISSES",
+      ok ? "identical" : "DIFFERENT");
   return ok;
 }
 

@@ -22,9 +22,10 @@ double peak_of(weft::Device& dev) {
 
 void line(const char* what, double bytes, double cycles, double peak, double bound) {
   const double bpc = bytes / cycles;
-  std::printf("   %-34s %9.0f cycles  %6.2f B/cycle  %.3f of link peak  %.3f of TLP bound"
-              " (no target)\n",
-              what, cycles, bpc, bpc / peak, bpc / (peak * bound));
+  std::printf(
+      "   %-34s %9.0f cycles  %6.2f B/cycle  %.3f of link peak  %.3f of TLP bound"
+      " (no target)\n",
+      what, cycles, bpc, bpc / peak, bpc / (peak * bound));
 }
 
 // One LOAD of `bytes` then one STORE_SPAD of them back, each timed alone.
@@ -134,7 +135,8 @@ int main(int argc, char** argv) {
     if (const char* v = std::getenv("WEFT_VERBOSE"); v && *v && std::string(v) != "0") {
       const auto s = dev.link_stats();  // the link's raw counters
       std::printf("   link:");
-      for (const auto& [k, n] : s) std::printf(" %s=%llu", k.c_str(), static_cast<unsigned long long>(n));
+      for (const auto& [k, n] : s)
+        std::printf(" %s=%llu", k.c_str(), static_cast<unsigned long long>(n));
       std::printf("\n");
     }
     return ok ? 0 : 1;

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "weft/golden/quant.hpp"
-#include "weft/tb/board_fixture.hpp"
 #include "weft/regs.hpp"
+#include "weft/tb/board_fixture.hpp"
 #include "weft/tb/link_fault_checks.hpp"
 #include "weft/tb/options.hpp"
 #include "weft/weft.hpp"
@@ -42,7 +42,8 @@ void gemm_matches_golden(weft::Device& dev, std::mt19937_64& rng, int m, int n, 
 }
 
 TEST(UartBoard, CapabilitiesAreTheBoards) {
-  auto board = weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
+  auto board =
+      weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
   weft::Device dev = weft::Device::open(board->uri());
   const auto& c = dev.caps();
   EXPECT_EQ(c.rows, 8u);
@@ -76,7 +77,8 @@ class UartFaults : public ::testing::TestWithParam<FaultCase> {};
 
 TEST_P(UartFaults, GemmIsExactAndWritesRunOnce) {
   const FaultCase& fc = GetParam();
-  auto board = weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
+  auto board =
+      weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
   weft::Device dev = weft::Device::open(board->uri("&timeout_ms=" WEFT_FAULT_TIMEOUT_MS "&retries=40"));
   auto rng = weft::tb::make_rng();
   board->set_faults(fc.to, fc.from);
@@ -102,8 +104,9 @@ TEST_P(UartFaults, GemmIsExactAndWritesRunOnce) {
     EXPECT_EQ(buf.read<uint32_t>(64), want);
   }
   board->set_faults({}, {});
-  weft::tb::verbose_printf("[board] %llu cycles in %.1f s\n", (unsigned long long)(board->cycles() - c0),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  weft::tb::verbose_printf(
+      "[board] %llu cycles in %.1f s\n", (unsigned long long)(board->cycles() - c0),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   weft::tb::board::expect_faults_handled(dev, fc.to, fc.from, board->faults_to_board(),
                                          board->faults_from_board());
   EXPECT_EQ(board->error(), "");
@@ -119,7 +122,8 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& i) { return std::string(i.param.name); });
 
 TEST(UartFaults, SilentBoardIsATimeoutNotAHang) {
-  auto board = weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
+  auto board =
+      weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
   weft::Device dev = weft::Device::open(board->uri("&timeout_ms=1000&retries=2"));
   board->set_faults({}, {1.0, 0, 0});  // the pump drops every byte from the board
   const auto t0 = std::chrono::steady_clock::now();

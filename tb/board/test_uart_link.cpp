@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "fake_board.hpp"
-#include "weft/sim/board_sim.hpp"
 #include "weft/regs.hpp"
+#include "weft/sim/board_sim.hpp"
 #include "weft/tb/link_fault_checks.hpp"
 #include "weft/tb/options.hpp"
 #include "weft/weft.hpp"

@@ -912,8 +912,8 @@ TEST(Csr, RandomTrafficUnderBackPressureMatchesTheReferenceModel) {
   EXPECT_EQ(rd_pulses, want_rd);
   EXPECT_EQ(w1p_pulses, want_w1p);
   EXPECT_GT(reads_checked, batches);
-  weft::tb::verbose_printf("[stress] %d batches, %d reads checked, %llu cycles\n", batches, reads_checked,
-              static_cast<unsigned long long>(b.cycle()));
+  weft::tb::verbose_printf("[stress] %d batches, %d reads checked, %llu cycles\n", batches,
+                           reads_checked, static_cast<unsigned long long>(b.cycle()));
 }
 
 }  // namespace

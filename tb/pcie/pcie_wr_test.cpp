@@ -205,7 +205,8 @@ class PcieWr : public ::testing::Test {
       ASSERT_EQ(got[a], v) << std::hex << a;
     }
     weft::tb::verbose_printf("[wr] %d bursts, %u TLPs, %llu bytes, %llu cycles\n", nbursts, tlps,
-                static_cast<unsigned long long>(bytes_out), static_cast<unsigned long long>(h.cycle()));
+                             static_cast<unsigned long long>(bytes_out),
+                             static_cast<unsigned long long>(h.cycle()));
     // Each strobed byte once per burst that strobes it (bursts may overlap: count, not just value).
     uint64_t total = 0;
     for (const auto& b : bursts) total += b.strobed;
@@ -256,7 +257,8 @@ TEST_F(PcieWr, FullBurstsStreamAtOneBeatPerCycle) {
   EXPECT_EQ(tx_beats, n * (16 + 4));
   const uint64_t span = last_tx - first_tx + 1;
   weft::tb::verbose_printf("[wr] %u full bursts: %llu tx beats in %llu cycles\n", n,
-              static_cast<unsigned long long>(tx_beats), static_cast<unsigned long long>(span));
+                           static_cast<unsigned long long>(tx_beats),
+                           static_cast<unsigned long long>(span));
   EXPECT_LE(span, uint64_t{n} * 21);
 }
 

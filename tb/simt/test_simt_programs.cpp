@@ -546,9 +546,10 @@ void run_program_like_qemu(const QemuProgram& p, uint32_t warps, uint32_t thread
     stack = kStackTop - low;
     EXPECT_LE(stack, kStackSize) << "the program's stack outgrows the per-thread stacks";
   }
-  weft::tb::verbose_printf("[program] %-8s -%s %ux%u: %u instructions per thread, %u cycles, %u output bytes",
-              p.name.c_str(), p.opt.c_str(), warps, threads, b.rtl.threads.at(0).retired,
-              b.rtl.perf_cycles, static_cast<uint32_t>(p.ref.out.size()));
+  weft::tb::verbose_printf(
+      "[program] %-8s -%s %ux%u: %u instructions per thread, %u cycles, %u output bytes",
+      p.name.c_str(), p.opt.c_str(), warps, threads, b.rtl.threads.at(0).retired, b.rtl.perf_cycles,
+      static_cast<uint32_t>(p.ref.out.size()));
   if (stack) weft::tb::verbose_printf(", stack %u bytes", stack);
   weft::tb::verbose_printf("\n");
 }

@@ -78,7 +78,8 @@ class DeviceTest : public ::testing::TestWithParam<Backend> {
     std::string uri = GetParam().uri;
 #ifdef WEFT_SYSTEM_UART
     if (GetParam().uart) {  // a fresh simulated board per test, seeded like the test
-      board_ = weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
+      board_ =
+          weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
       uri = board_->uri();
       weft::tb::verbose_printf("[device] %s\n", uri.c_str());
       dev_ = std::make_unique<weft::Device>(weft::Device::open(uri));

@@ -209,8 +209,8 @@ TEST_F(PcieLink, RandomFaultsAreEachNamedAndRecoveredFrom) {
     }
     expect_writes_inside_arena();
   }
-  weft::tb::verbose_printf("[random faults] %d rounds failed, %d passed, %llu faults injected\n", failed, passed,
-              static_cast<unsigned long long>(stat("faults")));
+  weft::tb::verbose_printf("[random faults] %d rounds failed, %d passed, %llu faults injected\n",
+                           failed, passed, static_cast<unsigned long long>(stat("faults")));
   EXPECT_GT(failed, 0);
   EXPECT_GT(passed, 0);
   dev_->clear_link_faults();

@@ -80,9 +80,10 @@ static std::unique_ptr<Backend> load_plugin(const std::string& scheme, const std
                   "); available: " + (list.empty() ? std::string("none") : list) +
                   ". Build one with the CMake cache variable " + var +
                   " (RxC:AccDepth, ';'-separated), e.g. cmake -B build -D" + var + "=\"16x16:512;" +
-                  array + ":512\" && cmake --build build; cmake --install build puts the plugins in "
-                  "<prefix>/lib/weft, beside libweft. Searched " + searched +
-                  " (WEFT_PLUGIN_DIR adds a directory holding " + prefix + "*.so)");
+                  array +
+                  ":512\" && cmake --build build; cmake --install build puts the plugins in "
+                  "<prefix>/lib/weft, beside libweft. Searched " +
+                  searched + " (WEFT_PLUGIN_DIR adds a directory holding " + prefix + "*.so)");
 }
 
 std::unique_ptr<Backend> make_sim_backend(const Options& opts) {

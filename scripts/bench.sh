@@ -9,7 +9,10 @@
 #      utilisation with DMA included, and the DMA efficiency of a 1 MiB copy; the DMA engine alone;
 #   5. the SIMT core alone (4 warps x 8 threads, 256 KiB data memory): library kernels (vecadd,
 #      softmax, max-pool) with cycles/element, IPC, threads per issue and stalls, checked against
-#      the golden SIMT model (tb/bench/bench_simt.cpp, docs/simt.md "Benchmark").
+#      the golden SIMT model (tb/bench/bench_simt.cpp, docs/simt.md "Benchmark");
+#   6. host <-> scratchpad through pcie-sim://;
+#   7. the targets this bench cannot measure (fresh-clone build, conv layers).
+# Every figure prints its target and "met" or "MISSES", or says "no target" (docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -18,9 +21,8 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 cmake --build "$BUILD" -j "$JOBS" --target bench_tensor_unit weft_vecgen bench_host bench_dma bench_simt >/dev/null
 
 echo "== 1. Tensor unit 16x16: MACs per cycle on back-to-back tiles =="
-"$BUILD/tb/bench/bench_tensor_unit" 128 256 16 | grep -v '^\[seed\]'
-"$BUILD/tb/bench/bench_tensor_unit" 512 512 32 | grep -v '^\[seed\]'
-echo "   (target: >= 0.98 x Rows*Cols once the pipe is full)"
+"$BUILD/tb/bench/bench_tensor_unit" 128 256 16
+"$BUILD/tb/bench/bench_tensor_unit" 512 512 32
 
 echo
 echo "== 2. Verilator build of weft_tensor_unit 16x16 from scratch (${JOBS} jobs) =="
@@ -36,7 +38,8 @@ verilator --cc --build -j "$JOBS" -Wall --assert -Irtl/common --top-module weft_
   -GRows=16 -GCols=16 -GAccDepth=1024 --Mdir "$tmp/obj" $srcs >"$tmp/build.log" 2>&1 ||
   { cat "$tmp/build.log"; exit 1; }
 t1=$(date +%s.%N)
-awk -v a="$t0" -v b="$t1" 'BEGIN { printf "   verilate + compile: %.1f s (target <= 120 s)\n", b - a }'
+awk -v a="$t0" -v b="$t1" 'BEGIN { s = b - a
+  printf "   verilate + compile: %.1f s (target <= 120 s: %s)\n", s, (s <= 120 ? "met" : "MISSES") }'
 
 echo
 echo "== 3. Same SV bench and vectors on both simulators (tb/sv/tb_array.sv) =="
@@ -66,9 +69,10 @@ for cfg in "4 4 200000 array" "16 16 20000 array_16x16"; do
   ti=$(run_timed vvp -n "$d/tb.vvp" +vectors="$d/vectors")
   tv=$(run_timed "$d/obj/Vtb" +vectors="$d/vectors")
   awk -v n="$cycles" -v ti="$ti" -v tv="$tv" 'BEGIN {
-    printf "   %-10s %8.3f s  %10.0f cycles/s\n", "Icarus", ti, n / ti
-    printf "   %-10s %8.3f s  %10.0f cycles/s\n", "Verilator", tv, n / tv
-    printf "   Verilator / Icarus: %.0fx (whole runs, vector loading included)\n", ti / tv
+    printf "   %-10s %8.3f s  %10.0f cycles/s (no target)\n", "Icarus", ti, n / ti
+    printf "   %-10s %8.3f s  %10.0f cycles/s (no target)\n", "Verilator", tv, n / tv
+    printf "   Verilator / Icarus: %.0fx (whole runs, vector loading included; target >= 100x: %s)\n",
+      ti / tv, (ti / tv >= 100 ? "met" : "MISSES")
   }'
 done
 
@@ -80,8 +84,8 @@ echo "   DMA engine alone (tb/dma/bench_dma, 1 MiB, latency 32):"
 
 echo
 echo "== 5. SIMT core 4x8 alone: library kernels (sw/kernels), checked against the golden model =="
-"$BUILD/tb/bench/bench_simt" | grep -v '^\[seed\]'
-echo "   (vecadd target: <= 1.5 cycles/element; Vortex RTL reference: 19.6 on 4x4)"
+"$BUILD/tb/bench/bench_simt"
+echo "   (Vortex RTL reference for vecadd: 19.6 cycles/element on 4x4)"
 
 echo
 echo "== 6. Host <-> scratchpad through pcie-sim:// (Gen3 x4 at 250 MHz: 15.75 B/cycle each way) =="
@@ -90,3 +94,9 @@ if cmake --build "$BUILD" -j "$JOBS" --target bench_pcie >/dev/null 2>&1; then
 else
   echo "   (no bench_pcie in this build: the pcie-sim:// plugin needs rtl/pcie/weft_pcie_top.sv)"
 fi
+
+echo
+echo "== 7. Targets this bench does not measure =="
+echo "   fresh-clone build before the first test: target <= 12 min on 2 cores; not measured here"
+echo "      (it is the whole build: README.md, \"How long the first run takes\", has the measured time)"
+echo "   conv layers: target >= 85 % of Rows*Cols MAC/cycle; not measurable yet (no conv benchmark)"

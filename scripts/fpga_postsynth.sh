@@ -17,7 +17,7 @@
 # makes a netlist that differs from the bitstream's only in that constant and simulates the UART
 # traffic, most of the cycles, in fewer cycles).
 # Usage: bash scripts/fpga_postsynth.sh [<cmake build dir, default build>]
-# Environment: CORE (board: the bitstream's netlist, about 25 min with BAUD=2500000; smoke: the same top and synthesis with a
+# Environment: CORE (board: the bitstream's netlist, about 24 min measured with BAUD=2500000, about 50 min estimated at the default BAUD; smoke: the same top and synthesis with a
 #   2x2 array and no SIMT core, fpga/Makefile CORE=smoke: `make postsynth-smoke`),
 #   FREQ (default 20, the bitstream's default; must match the bitstream's), BAUD (default 1000000;
 #   FREQ * 1e6 / BAUD must be an integer >= 8), GEMM ("M N K", default "8 8 8"),

@@ -6,11 +6,18 @@ are scattered over that tree. For each instance of such a block found in the FST
 inserts an open group of those signals before the generated layout (the rest is unchanged).
 
 Views:
+  weft_top        a whole device (sim://, pcie-sim://, the board): "Tensor unit <path>.u_tu"
+                  (command and operand handshakes, busy, the wait counters' strobes), "Command
+                  processor <path>.u_cmd" (ring tail / head / completed, idle, error, interrupts,
+                  its DMA requests), "DMA <path>.u_dma" (read and write requests, data and
+                  completion handshakes, busy, the AXI address / data handshakes), in that order;
   weft_simt_core  "SIMT <path>": the scheduler and the pipeline, cycle by cycle:
                   busy/done; per warp (g_warp[w]) its pc (= min pc of its runnable threads), active
                   mask (the threads at that pc), ready and blocked (replayed, waiting); the issue
                   choice (is_fire, is_w, is_pc); RR (fd_*, replay), EX (ex_*, commit), the units
                   (divider busy, LSU queue slots and write back), the error code.
+In a whole device the SIMT view comes first only when the core was busy at some point of the
+run (busy_o rose: read from the value changes); otherwise it follows the device's views.
 
 Usage: gtkw_views.py WAVE.fst WAVE.gtkw     (scripts/wave.sh runs it after gen_gtkw.py)
 Prints one line per view added ("SIMT view: <n> traces for <path>"), nothing if no block matched.
@@ -18,6 +25,7 @@ Prints one line per view added ("SIMT view: <n> traces for <path>"), nothing if 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True
@@ -36,6 +44,8 @@ def find(scopes: list[Scope], module: str, path: str = "") -> list[tuple[str, Sc
         names = {v.name for v in s.vars}
         kids = {c.name for c in s.children}
         if module == "weft_simt_core" and "is_pc" in names and "g_warp[0]" in kids:
+            out.append((full, s))
+        if module == "weft_top" and {"u_tu", "u_cmd", "u_dma"} <= kids:
             out.append((full, s))
         out += find(s.children, module, full)
     return out
@@ -114,25 +124,114 @@ def simt_view(v: View, path: str, s: Scope) -> None:
     v.end(g)
 
 
+# Signals of the device view, per block instance: (name, format, alias). Missing names are skipped.
+B, D, H = TR_BIN, TR_DEC, TR_HEX
+DEVICE_BLOCKS = [
+    ("u_tu", "Tensor unit", [
+        ("busy_o", B, None), ("cmd_valid_i", B, None), ("cmd_ready_o", B, None),
+        ("cmd_op_i", D, None), ("cmd_rows_i", D, None), ("cmd_addr_i", H, None),
+        ("cmd_accumulate_i", B, None), ("w_valid_i", B, None), ("w_ready_o", B, None),
+        ("w_last_i", B, None), ("a_valid_i", B, None), ("a_ready_o", B, None),
+        ("o_valid_o", B, None), ("o_ready_i", B, None), ("stat_array_row_o", B, "array row (MACs)"),
+        ("stat_wait_w_o", B, "waits for W"), ("stat_wait_a_o", B, "waits for A"),
+        ("stat_wait_drain_o", B, "waits for drain")]),
+    ("u_cmd", "Command processor", [
+        ("cfg_enable_i", B, None), ("cfg_tail_i", D, "ring tail"), ("st_head_o", D, "ring head"),
+        ("st_completed_o", D, "completed"), ("st_idle_o", B, None), ("st_error_o", B, None),
+        ("st_err_code_o", D, None), ("st_err_index_o", D, None), ("irq_done_set_o", B, None),
+        ("irq_error_set_o", B, None), ("dma_rd_req_valid_o", B, None),
+        ("dma_rd_req_ready_i", B, None), ("dma_rd_req_addr_o", H, None),
+        ("dma_rd_req_row_bytes_o", D, None), ("dma_rd_req_rows_o", D, None),
+        ("dma_wr_req_valid_o", B, None), ("dma_wr_req_ready_i", B, None),
+        ("dma_wr_req_addr_o", H, None), ("dma_wr_req_row_bytes_o", D, None),
+        ("dma_wr_req_rows_o", D, None)]),
+    ("u_dma", "DMA", [
+        ("busy_o", B, None), ("rd_req_valid_i", B, None), ("rd_req_ready_o", B, None),
+        ("rd_req_addr_i", H, None), ("rd_req_row_bytes_i", D, None), ("rd_req_rows_i", D, None),
+        ("rd_valid_o", B, None), ("rd_ready_i", B, None), ("rd_last_o", B, None),
+        ("rd_done_valid_o", B, None), ("rd_done_err_o", B, None), ("wr_req_valid_i", B, None),
+        ("wr_req_ready_o", B, None), ("wr_req_addr_i", H, None), ("wr_req_row_bytes_i", D, None),
+        ("wr_req_rows_i", D, None), ("wr_valid_i", B, None), ("wr_ready_o", B, None),
+        ("wr_done_valid_o", B, None), ("wr_done_err_o", B, None),
+        ("m_axi_arvalid_o", B, None), ("m_axi_arready_i", B, None), ("m_axi_araddr_o", H, None),
+        ("m_axi_rvalid_i", B, None), ("m_axi_rready_o", B, None), ("m_axi_awvalid_o", B, None),
+        ("m_axi_awready_i", B, None), ("m_axi_awaddr_o", H, None), ("m_axi_wvalid_o", B, None),
+        ("m_axi_wready_i", B, None), ("m_axi_bvalid_i", B, None), ("m_axi_bready_o", B, None)]),
+]
+
+
+def device_view(v: View, path: str, s: Scope) -> list[str]:
+    kids = {c.name: c for c in s.children}
+    by = {x.name: x for x in s.vars}
+    done = []
+    for inst, title, sigs in DEVICE_BLOCKS:
+        c = kids.get(inst)
+        if c is None:
+            continue
+        cby = {x.name: x for x in c.vars}
+        g = f"{title} {path}.{inst}"
+        v.begin(g)
+        v.sig(path, by.get("clk_i"), TR_BIN)
+        for name, fmt, alias in sigs:
+            v.sig(f"{path}.{inst}", cby.get(name), fmt, alias)
+        v.end(g)
+        done.append(title)
+    return done
+
+
+def rose(fst: str, code: str) -> bool:
+    """True when the 1-bit variable with VCD id `code` is 1 at some time (value changes)."""
+    p = subprocess.Popen(["fst2vcd", "-f", fst], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         text=True, errors="replace")
+    want = "1" + code
+    try:
+        assert p.stdout is not None
+        in_body = False
+        for line in p.stdout:
+            if not in_body:
+                in_body = line.startswith("$enddefinitions")
+                continue
+            if line.rstrip("\n") == want:
+                return True
+        return False
+    finally:
+        p.kill()
+        p.wait()
+
+
 def main() -> int:
     if len(sys.argv) != 3:
         print(__doc__.split("\n\n")[-2], file=sys.stderr)
         return 2
     fst, gtkw = sys.argv[1], sys.argv[2]
     roots = read_header(fst)
-    v = View()
     notes = []
+    devices = find(roots, "weft_top")
+    dev = View()
+    for path, s in devices:
+        blocks = device_view(dev, path, s)
+        if blocks:
+            notes.append(f"device view: {', '.join(blocks)} of {path} ({dev.traces} traces)")
+    simt = View()
+    simt_active = False
     for path, s in find(roots, "weft_simt_core"):
-        before = v.traces
-        simt_view(v, path, s)
-        notes.append(f"SIMT view: {v.traces - before} traces for {path}")
+        before = simt.traces
+        simt_view(simt, path, s)
+        busy = next((x for x in s.vars if x.name == "busy_o"), None)
+        active = bool(devices) and busy is not None and rose(fst, busy.code)
+        simt_active = simt_active or active
+        where = ""
+        if devices:
+            where = " (first: the SIMT core ran)" if active else " (after the device: the SIMT core stayed idle)"
+        notes.append(f"SIMT view: {simt.traces - before} traces for {path}{where}")
     if not notes:
         return 0
+    views = (simt.lines + dev.lines) if (simt_active or not devices) else (dev.lines + simt.lines)
     with open(gtkw) as f:
         lines = f.read().split("\n")
-    # The generated traces start at the first flags line ("@..."): the view goes just before.
+    # The generated traces start at the first flags line ("@..."): the views go just before.
     at = next((i for i, l in enumerate(lines) if l.startswith("@")), len(lines))
-    lines[at:at] = v.lines
+    lines[at:at] = views
     with open(gtkw, "w") as f:
         f.write("\n".join(lines))
     for n in notes:

@@ -115,7 +115,12 @@ function(weft_gtest name)
   target_compile_definitions(${name} PRIVATE ${T_DEFS})
   # Waves, coverage and vectors default to the build tree (compiled into weft_tb), so the
   # binaries behave the same under CTest and run by hand; WEFT_*_DIR variables override.
-  gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT 300 DISCOVERY_TIMEOUT 60)
+  # NO_PRETTY_VALUES: a TEST_P's CTest name is its GoogleTest name (Backends/System.Test/Sim, the
+  # name generator's), without "  # GetParam() = <the parameter printed>" appended to it.
+  # GTEST_SKIP() counts as skipped (CMake sets SKIP_REGULAR_EXPRESSION "[  SKIPPED ]"); make test
+  # prints each one's reason in the summary (scripts/ctest_skips.py).
+  gtest_discover_tests(${name} NO_PRETTY_VALUES
+    PROPERTIES LABELS "${T_LABELS}" TIMEOUT 300 DISCOVERY_TIMEOUT 60)
 endfunction()
 
 # ---------------------------------------------------------------------------------------------

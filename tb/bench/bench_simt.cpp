@@ -150,18 +150,24 @@ bool run(const Figure& f) {
 
   const double cyc = r.perf_cycles, n = double(f.elements), iss = r.perf_issued;
   const double cpe = cyc / n;
-  std::printf("   %-8s %-26s %9u cycles  %7.3f cycles/element%s  IPC %.3f  %5.2f threads/issue"
-              "  (%.2f issues/element)\n",
-              f.name.c_str(), f.shape.c_str(), r.perf_cycles, cpe,
-              f.target > 0 ? (cpe <= f.target ? " (target met)" : " (target MISSED)") : "",
-              iss / cyc, double(r.perf_active) / iss, iss / n);
-  std::printf("   %-8s stalls: pipe %u (%.1f%%), div %u (%.1f%%), mem %u (%.1f%%), barrier %u"
-              " (%.1f%%); replays %u; %s; %.2f s (%.0f k cycles/s)\n",
-              "", r.perf_stall_pipe, 100 * r.perf_stall_pipe / cyc, r.perf_stall_div,
-              100 * r.perf_stall_div / cyc, r.perf_stall_mem, 100 * r.perf_stall_mem / cyc,
-              r.perf_stall_barrier, 100 * r.perf_stall_barrier / cyc, r.perf_replays,
-              bad.empty() ? "bit-exact vs golden (memory, retired, warp issues)" : "MISMATCH",
-              secs, cyc / secs / 1e3);
+  char verdict[48] = " (no target)";
+  if (f.target > 0) {
+    std::snprintf(verdict, sizeof verdict, " (target <= %g: %s)", f.target,
+                  cpe <= f.target ? "met" : "MISSES");
+  }
+  std::printf(
+      "   %-8s %-26s %9u cycles  %7.3f cycles/element%s  IPC %.3f  %5.2f threads/issue"
+      "  (%.2f issues/element)\n",
+      f.name.c_str(), f.shape.c_str(), r.perf_cycles, cpe, verdict, iss / cyc,
+      double(r.perf_active) / iss, iss / n);
+  std::printf(
+      "   %-8s stalls: pipe %u (%.1f%%), div %u (%.1f%%), mem %u (%.1f%%), barrier %u"
+      " (%.1f%%); replays %u; %s; %.2f s (%.0f k cycles/s, no target)\n",
+      "", r.perf_stall_pipe, 100 * r.perf_stall_pipe / cyc, r.perf_stall_div,
+      100 * r.perf_stall_div / cyc, r.perf_stall_mem, 100 * r.perf_stall_mem / cyc,
+      r.perf_stall_barrier, 100 * r.perf_stall_barrier / cyc, r.perf_replays,
+      bad.empty() ? "bit-exact vs golden (memory, retired, warp issues)" : "MISMATCH", secs,
+      cyc / secs / 1e3);
   for (const auto& b : bad) std::printf("   %-8s MISMATCH: %s\n", "", b.c_str());
   return bad.empty();
 }

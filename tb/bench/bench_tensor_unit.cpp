@@ -78,14 +78,20 @@ int main(int argc, char** argv) {
   const double peak = R * C;
   std::printf("tensor unit %dx%d, %d output tiles of M=%d K=%d N=%d (%d weight tiles)\n", R, C,
               tiles, m, k, C, tiles * ((k + R - 1) / R));
-  std::printf("  streaming  : %.1f MACs/cycle = %.4f x Rows*Cols (%llu rows in %llu cycles)\n",
-              macs / drv.array_span(), macs / drv.array_span() / peak,
-              static_cast<unsigned long long>(drv.array_rows()),
-              static_cast<unsigned long long>(drv.array_span()));
-  std::printf("  end to end : %.1f MACs/cycle = %.4f x Rows*Cols (%llu cycles incl. fill/drain)\n",
-              macs / cycles, macs / cycles / peak, static_cast<unsigned long long>(cycles));
-  std::printf("  simulation : %.0f cycles/s (Verilator, 1 thread, no trace; %.2f s)\n",
-              cycles / secs, secs);
+  const double streaming = macs / drv.array_span() / peak;
+  std::printf(
+      "  streaming  : %.1f MACs/cycle = %.4f x Rows*Cols (%llu rows in %llu cycles; "
+      "target >= 0.98 once the pipe is full: %s)\n",
+      macs / drv.array_span(), streaming, static_cast<unsigned long long>(drv.array_rows()),
+      static_cast<unsigned long long>(drv.array_span()), streaming >= 0.98 ? "met" : "MISSES");
+  std::printf(
+      "  end to end : %.1f MACs/cycle = %.4f x Rows*Cols (%llu cycles incl. fill/drain; "
+      "no target: the DMA-inclusive targets are in section 4)\n",
+      macs / cycles, macs / cycles / peak, static_cast<unsigned long long>(cycles));
+  std::printf(
+      "  simulation : %.0f cycles/s (Verilator, 1 thread, no trace; %.2f s; target >= 50 k: "
+      "%s)\n",
+      cycles / secs, secs, cycles / secs >= 50e3 ? "met" : "MISSES");
   std::printf("  results    : %zu values checked against the golden model, %zu mismatches\n",
               static_cast<size_t>(tiles) * m * C, errors);
   return errors == 0 ? 0 : 1;

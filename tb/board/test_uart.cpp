@@ -10,13 +10,14 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "weft/golden/quant.hpp"
-#include "weft/tb/board_fixture.hpp"
 #include "weft/regs.hpp"
+#include "weft/tb/board_fixture.hpp"
 #include "weft/tb/link_fault_checks.hpp"
 #include "weft/tb/options.hpp"
 #include "weft/weft.hpp"
@@ -44,7 +45,8 @@ void gemm_matches_golden(weft::Device& dev, std::mt19937_64& rng, int m, int n, 
 }
 
 TEST(UartBoard, CapabilitiesAreTheBoards) {
-  auto board = weft::tb::board::start_board(weft::tb::test_seed());
+  auto board =
+      weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
   weft::Device dev = weft::Device::open(board->uri());
   const auto& c = dev.caps();
   EXPECT_EQ(c.rows, 8u);
@@ -67,11 +69,19 @@ struct FaultCase {
   weft::sim::LinkFaultRates to, from;
 };
 
+// GoogleTest prints the parameter of a failing test with this (not as a hex dump of the struct).
+void PrintTo(const FaultCase& fc, std::ostream* os) {
+  *os << fc.name << " (to board: drop " << fc.to.drop << " dup " << fc.to.dup << " flip "
+      << fc.to.flip << "; from board: drop " << fc.from.drop << " dup " << fc.from.dup << " flip "
+      << fc.from.flip << ")";
+}
+
 class UartFaults : public ::testing::TestWithParam<FaultCase> {};
 
 TEST_P(UartFaults, GemmIsExactAndWritesRunOnce) {
   const FaultCase& fc = GetParam();
-  auto board = weft::tb::board::start_board(weft::tb::test_seed());
+  auto board =
+      weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
   weft::Device dev = weft::Device::open(board->uri("&timeout_ms=" WEFT_FAULT_TIMEOUT_MS "&retries=40"));
   auto rng = weft::tb::make_rng();
   board->set_faults(fc.to, fc.from);
@@ -97,8 +107,9 @@ TEST_P(UartFaults, GemmIsExactAndWritesRunOnce) {
     EXPECT_EQ(buf.read<uint32_t>(64), want);
   }
   board->set_faults({}, {});
-  std::printf("[board] %llu cycles in %.1f s\n", (unsigned long long)(board->cycles() - c0),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  weft::tb::verbose_printf(
+      "[board] %llu cycles in %.1f s\n", (unsigned long long)(board->cycles() - c0),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   weft::tb::board::expect_faults_handled(dev, fc.to, fc.from, board->faults_to_board(),
                                          board->faults_from_board());
   EXPECT_EQ(board->error(), "");
@@ -192,7 +203,8 @@ TEST(UartBoard, OpenAfterAProcessKilledMidQueue) {
 }
 
 TEST(UartFaults, SilentBoardIsATimeoutNotAHang) {
-  auto board = weft::tb::board::start_board(weft::tb::test_seed());
+  auto board =
+      weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
   weft::Device dev = weft::Device::open(board->uri("&timeout_ms=1000&retries=2"));
   board->set_faults({}, {1.0, 0, 0});  // the pump drops every byte from the board
   const auto t0 = std::chrono::steady_clock::now();

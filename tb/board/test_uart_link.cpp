@@ -8,13 +8,14 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "fake_board.hpp"
-#include "weft/sim/board_sim.hpp"
 #include "weft/regs.hpp"
+#include "weft/sim/board_sim.hpp"
 #include "weft/tb/link_fault_checks.hpp"
 #include "weft/tb/options.hpp"
 #include "weft/weft.hpp"
@@ -83,6 +84,13 @@ struct FaultCase {
   const char* name;
   weft::sim::LinkFaultRates to, from;
 };
+
+// GoogleTest prints the parameter of a failing test with this (not as a hex dump of the struct).
+void PrintTo(const FaultCase& fc, std::ostream* os) {
+  *os << fc.name << " (to board: drop " << fc.to.drop << " dup " << fc.to.dup << " flip "
+      << fc.to.flip << "; from board: drop " << fc.from.drop << " dup " << fc.from.dup << " flip "
+      << fc.from.flip << ")";
+}
 
 class UartLinkFaults : public ::testing::TestWithParam<FaultCase> {};
 

@@ -117,10 +117,21 @@ int main(int argc, char** argv) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ok = ok && good;
     if (!good) continue;
-    std::printf("%-46s %7.2f MiB: %llu beats in %llu cycles: streaming %.4f, end to end %.4f of "
-                "bus peak (%.0f k cycles/s)\n",
-                c.name, double(f.beats) * kB / (1 << 20), static_cast<unsigned long long>(f.beats),
-                static_cast<unsigned long long>(f.cycles), f.stream, f.e2e, f.cycles / secs / 1e3);
+    // The 1 MiB copy target (>= 0.97 of bus peak at 32-cycle latency) holds for each direction
+    // of the engine alone; the 2D cases have none.
+    const bool contiguous = c.req.rows == 1;
+    char verdict[64];
+    if (contiguous) {
+      std::snprintf(verdict, sizeof verdict, "target >= 0.97: %s",
+                    f.e2e >= 0.97 ? "met" : "MISSES");
+    } else {
+      std::snprintf(verdict, sizeof verdict, "no target");
+    }
+    std::printf(
+        "%-46s %7.2f MiB: %llu beats in %llu cycles: streaming %.4f, end to end %.4f of "
+        "bus peak (%s); %.0f k cycles/s (no target)\n",
+        c.name, double(f.beats) * kB / (1 << 20), static_cast<unsigned long long>(f.beats),
+        static_cast<unsigned long long>(f.cycles), f.stream, f.e2e, verdict, f.cycles / secs / 1e3);
   }
   return ok ? 0 : 1;
 }

@@ -13,6 +13,7 @@
 
 #include WEFT_MODEL_HEADER
 #include "dma_env.hpp"
+#include "weft/tb/options.hpp"
 
 namespace {
 
@@ -281,9 +282,10 @@ class WEFT_SUITE : public ::testing::Test {
     EXPECT_EQ(e.stat_wr_beats(), e.axi.stats().w_beats);
     EXPECT_EQ(e.stat_wr_bytes(), e.axi.stats().w_bytes);
     EXPECT_GT(checked_beats, 0);
-    std::printf("[info] %d read beats checked, %llu write beats, %llu cycles, max reads in flight %u\n",
-                checked_beats, static_cast<unsigned long long>(e.axi.stats().w_beats),
-                static_cast<unsigned long long>(e.h.cycle()), e.max_reads_seen());
+    weft::tb::verbose_printf(
+        "[info] %d read beats checked, %llu write beats, %llu cycles, max reads in flight %u\n",
+        checked_beats, static_cast<unsigned long long>(e.axi.stats().w_beats),
+        static_cast<unsigned long long>(e.h.cycle()), e.max_reads_seen());
   }
 
   // Runs one request alone and checks it fails its check with `code`, without any AXI traffic.
@@ -679,10 +681,11 @@ TEST_F(WEFT_SUITE, RandomTrafficWithBackPressureAndLatencyIsByteExact) {
     o.interleave = coin(0.7);
     o.seed = rng();
     tb::DmaClientStress s{uni(0, 50) / 100.0, uni(0, 60) / 100.0, uni(0, 60) / 100.0};
-    std::printf("[info] round %d: latency r%u w%u, stalls ar %.2f r %.2f aw %.2f w %.2f b %.2f, "
-                "clients req %.2f rd %.2f wr %.2f, interleave %d\n",
-                round, o.read_latency, o.write_latency, o.ar_stall, o.r_gap, o.aw_stall, o.w_stall,
-                o.b_gap, s.req_gap, s.rd_stall, s.wr_gap, o.interleave);
+    weft::tb::verbose_printf(
+        "[info] round %d: latency r%u w%u, stalls ar %.2f r %.2f aw %.2f w %.2f b %.2f, "
+        "clients req %.2f rd %.2f wr %.2f, interleave %d\n",
+        round, o.read_latency, o.write_latency, o.ar_stall, o.r_gap, o.aw_stall, o.w_stall, o.b_gap,
+        s.req_gap, s.rd_stall, s.wr_gap, o.interleave);
     random_traffic(o, s, 40, 0.1);
     if (HasFatalFailure() || HasNonfatalFailure()) return;
   }

@@ -812,7 +812,7 @@ TEST(Csr, AwAndWAcceptedInAnyOrder) {
 TEST(Csr, RandomTrafficUnderBackPressureMatchesTheReferenceModel) {
   auto rng = weft::tb::make_rng();
   const double p = std::uniform_real_distribution<double>(0.2, 0.7)(rng);
-  std::printf("[stress] back-pressure probability %.2f\n", p);
+  weft::tb::verbose_printf("[stress] back-pressure probability %.2f\n", p);
   Bench b(AxilOptions::stressed(p, rng()));
   RefCsr ref;
   uint64_t wr_pulses = 0, rd_pulses = 0, w1p_pulses = 0;
@@ -912,8 +912,8 @@ TEST(Csr, RandomTrafficUnderBackPressureMatchesTheReferenceModel) {
   EXPECT_EQ(rd_pulses, want_rd);
   EXPECT_EQ(w1p_pulses, want_w1p);
   EXPECT_GT(reads_checked, batches);
-  std::printf("[stress] %d batches, %d reads checked, %llu cycles\n", batches, reads_checked,
-              static_cast<unsigned long long>(b.cycle()));
+  weft::tb::verbose_printf("[stress] %d batches, %d reads checked, %llu cycles\n", batches,
+                           reads_checked, static_cast<unsigned long long>(b.cycle()));
 }
 
 }  // namespace

@@ -175,7 +175,7 @@ void report(const std::string& kernel, const s::Result& r, const Shape& sh, uint
   if (!sh.reported || !r.ok()) return;
   const uint64_t issues = r.total_issues(), active = r.total_active_threads();
   const double lanes = double(active) / double(issues * sh.threads);
-  std::printf(
+  weft::tb::verbose_printf(
       "[kernel] %-9s %s threads, %6llu elements%s: %8llu warp issues, %7.3f issues/element, "
       "%5.1f%% lanes active\n",
       kernel.c_str(), shape_name(sh).c_str(), static_cast<unsigned long long>(elements),

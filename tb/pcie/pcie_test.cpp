@@ -22,6 +22,7 @@
 #include "pcie_env.hpp"
 #include "weft/descriptor.hpp"
 #include "weft/regs.hpp"
+#include "weft/tb/options.hpp"
 
 namespace {
 
@@ -82,11 +83,13 @@ class WEFT_SUITE : public ::testing::Test {
         << "LINK_TAGS_FREE " << env->rd(link::kTagsFree);
     for (const auto& v : env->rc.violations()) ADD_FAILURE() << "link rule: " << v;
     const auto& st = env->rc.stats();
-    std::printf("[link] %llu cycles: %llu MRd, %llu MWr (%llu MSI), %llu CplD + %llu Cpl to the device, %llu faults\n",
-                static_cast<unsigned long long>(env->h.cycle()), static_cast<unsigned long long>(st.mrd),
-                static_cast<unsigned long long>(st.mwr), static_cast<unsigned long long>(st.msi),
-                static_cast<unsigned long long>(st.cpld_sent), static_cast<unsigned long long>(st.cpl_sent),
-                static_cast<unsigned long long>(st.faults));
+    weft::tb::verbose_printf(
+        "[link] %llu cycles: %llu MRd, %llu MWr (%llu MSI), %llu CplD + %llu Cpl to the device, "
+        "%llu faults\n",
+        static_cast<unsigned long long>(env->h.cycle()), static_cast<unsigned long long>(st.mrd),
+        static_cast<unsigned long long>(st.mwr), static_cast<unsigned long long>(st.msi),
+        static_cast<unsigned long long>(st.cpld_sent), static_cast<unsigned long long>(st.cpl_sent),
+        static_cast<unsigned long long>(st.faults));
   }
 
   void setup() {
@@ -310,7 +313,7 @@ TEST_F(WEFT_SUITE, LongLoadKeepsManyMrdsOutstanding) {
   }, 400000, 1)) << state();
   expect_copied(c);
   const unsigned want_busy = std::min(kNumTags, 8 * (kBurstBytes / kMrdBytes));
-  std::printf("[link] most MRds outstanding: %u (tags %u)\n", max_out, kNumTags);
+  weft::tb::verbose_printf("[link] most MRds outstanding: %u (tags %u)\n", max_out, kNumTags);
   EXPECT_GE(max_out, want_busy - 1);
   EXPECT_LE(max_out, kNumTags);
 }
@@ -464,8 +467,9 @@ TEST_F(WEFT_SUITE, DmaBandwidthOverTheLink) {
     EXPECT_TRUE(env->wait([&] { return env->mem.load<uint32_t>(kCpl) == done0 + 4; }, 400000, 1))
         << state() << " record " << env->mem.load<uint32_t>(kCpl) << " from " << done0;
     const double bpc = 4.0 * bytes / static_cast<double>(env->h.cycle() - t0);
-    std::printf("[bw] %s 4 x 16 KiB: %.2f B/cycle = %.0f%% of the link peak %.2f B/cycle\n",
-                load ? "LOAD " : "STORE", bpc, 100.0 * bpc / peak, peak);
+    weft::tb::verbose_printf(
+        "[bw] %s 4 x 16 KiB: %.2f B/cycle = %.0f%% of the link peak %.2f B/cycle\n",
+        load ? "LOAD " : "STORE", bpc, 100.0 * bpc / peak, peak);
     return bpc / peak;
   };
   env->mem.store<uint32_t>(kCpl, 0);

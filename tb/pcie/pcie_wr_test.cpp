@@ -204,8 +204,9 @@ class PcieWr : public ::testing::Test {
       ASSERT_EQ(got.count(a), 1u) << std::hex << a;
       ASSERT_EQ(got[a], v) << std::hex << a;
     }
-    std::printf("[wr] %d bursts, %u TLPs, %llu bytes, %llu cycles\n", nbursts, tlps,
-                static_cast<unsigned long long>(bytes_out), static_cast<unsigned long long>(h.cycle()));
+    weft::tb::verbose_printf("[wr] %d bursts, %u TLPs, %llu bytes, %llu cycles\n", nbursts, tlps,
+                             static_cast<unsigned long long>(bytes_out),
+                             static_cast<unsigned long long>(h.cycle()));
     // Each strobed byte once per burst that strobes it (bursts may overlap: count, not just value).
     uint64_t total = 0;
     for (const auto& b : bursts) total += b.strobed;
@@ -255,8 +256,9 @@ TEST_F(PcieWr, FullBurstsStreamAtOneBeatPerCycle) {
   ASSERT_EQ(bs, n);
   EXPECT_EQ(tx_beats, n * (16 + 4));
   const uint64_t span = last_tx - first_tx + 1;
-  std::printf("[wr] %u full bursts: %llu tx beats in %llu cycles\n", n,
-              static_cast<unsigned long long>(tx_beats), static_cast<unsigned long long>(span));
+  weft::tb::verbose_printf("[wr] %u full bursts: %llu tx beats in %llu cycles\n", n,
+                           static_cast<unsigned long long>(tx_beats),
+                           static_cast<unsigned long long>(span));
   EXPECT_LE(span, uint64_t{n} * 21);
 }
 

@@ -221,7 +221,7 @@ inline Both run_and_compare(const Kernel& k, const Compare& c = {}) {
   b.rtl = dut.run(k.launch, k.max_issues);
   b.rtl_mem = dut.read_dmem();
   EXPECT_TRUE(b.rtl.finished) << "the RTL launch did not finish";
-  if (std::getenv("WEFT_SIMT_VERBOSE")) {
+  if (weft::tb::verbose()) {
     std::printf(
         "[simt] cycles %u issued %u active %u stalls pipe %u div %u mem %u bar %u replays %u"
         " barriers %u | golden issues %llu error %s\n",

@@ -26,6 +26,7 @@
 
 #include "simt_dut.hpp"
 #include "simt_programs.hpp"
+#include "weft/tb/options.hpp"
 
 // Programs' shared definitions (plain C headers).
 #include "isa_layout.h"
@@ -545,11 +546,12 @@ void run_program_like_qemu(const QemuProgram& p, uint32_t warps, uint32_t thread
     stack = kStackTop - low;
     EXPECT_LE(stack, kStackSize) << "the program's stack outgrows the per-thread stacks";
   }
-  std::printf("[program] %-8s -%s %ux%u: %u instructions per thread, %u cycles, %u output bytes",
-              p.name.c_str(), p.opt.c_str(), warps, threads, b.rtl.threads.at(0).retired,
-              b.rtl.perf_cycles, static_cast<uint32_t>(p.ref.out.size()));
-  if (stack) std::printf(", stack %u bytes", stack);
-  std::printf("\n");
+  weft::tb::verbose_printf(
+      "[program] %-8s -%s %ux%u: %u instructions per thread, %u cycles, %u output bytes",
+      p.name.c_str(), p.opt.c_str(), warps, threads, b.rtl.threads.at(0).retired, b.rtl.perf_cycles,
+      static_cast<uint32_t>(p.ref.out.size()));
+  if (stack) weft::tb::verbose_printf(", stack %u bytes", stack);
+  weft::tb::verbose_printf("\n");
 }
 
 // Divergence kernel: argument block {in, out}, 4 input and 16 output words per thread.
@@ -878,7 +880,7 @@ TEST_F(WEFT_SUITE, DivergenceKernelMatchesHostComputationAndGolden) {
               << " " << hex(in[t][2]) << " " << hex(in[t][3]);
         }
       }
-      std::printf(
+      weft::tb::verbose_printf(
           "[divergence] -%s %ux%u: %u early exits, %u cycles, issued %u for %u thread "
           "instructions\n",
           opt.c_str(), warps, threads, early, b.rtl.perf_cycles, b.rtl.perf_issued,

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -79,11 +78,10 @@ class DeviceTest : public ::testing::TestWithParam<Backend> {
     std::string uri = GetParam().uri;
 #ifdef WEFT_SYSTEM_UART
     if (GetParam().uart) {  // a fresh simulated board per test, seeded like the test
-      std::string fst;
-      if (weft::tb::trace_enabled()) fst = weft::tb::wave_file_for_current_test();
-      board_ = weft::tb::board::start_board(weft::tb::test_seed(), fst);
+      board_ =
+          weft::tb::board::start_board(weft::tb::test_seed(), weft::tb::wave_file_if_tracing());
       uri = board_->uri();
-      std::printf("[device] %s\n", uri.c_str());
+      weft::tb::verbose_printf("[device] %s\n", uri.c_str());
       dev_ = std::make_unique<weft::Device>(weft::Device::open(uri));
       return;
     }
@@ -91,12 +89,12 @@ class DeviceTest : public ::testing::TestWithParam<Backend> {
     if (uri.find("sched=random") != std::string::npos || GetParam().sim) {
       uri = with_seed(uri, weft::tb::test_seed());
     }
-    if (weft::tb::trace_enabled() && GetParam().sim) {
-      const std::string wave = weft::tb::wave_file_for_current_test();
-      std::filesystem::create_directories(std::filesystem::path(wave).parent_path());
-      uri += "&trace=" + wave;
+    if (GetParam().sim) {
+      if (const std::string wave = weft::tb::wave_file_if_tracing(); !wave.empty()) {
+        uri += "&trace=" + wave;
+      }
     }
-    std::printf("[device] %s\n", uri.c_str());
+    weft::tb::verbose_printf("[device] %s\n", uri.c_str());
     dev_ = std::make_unique<weft::Device>(weft::Device::open(uri));
   }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,8 +36,12 @@ class PcieLink : public ::testing::Test {
  protected:
   void open(const std::string& extra = "") {
     const std::string uri = "pcie-sim://?array=16x16&cpl_timeout=" + std::to_string(kCplTimeout) +
-                            "&seed=" + std::to_string(weft::tb::test_seed() % 1000000007) + extra;
-    std::printf("[device] %s\n", uri.c_str());
+                            "&seed=" + std::to_string(weft::tb::test_seed() % 1000000007) + extra +
+                            [] {
+                              const std::string w = weft::tb::wave_file_if_tracing();
+                              return w.empty() ? w : "&trace=" + w;
+                            }();
+    weft::tb::verbose_printf("[device] %s\n", uri.c_str());
     dev_ = std::make_unique<weft::Device>(weft::Device::open(uri));
     rng_ = weft::tb::make_rng();
   }
@@ -101,6 +106,12 @@ struct FaultCase {
   ErrorCode code;
   const char* link_name;
 };
+
+// GoogleTest prints the parameter of a failing test with this (not as a hex dump of the struct).
+void PrintTo(const FaultCase& fc, std::ostream* os) {
+  *os << "fault " << static_cast<int>(fc.fault) << " -> " << weft::error_name(fc.code) << " ("
+      << fc.link_name << ")";
+}
 
 class PcieFaults : public PcieLink, public ::testing::WithParamInterface<FaultCase> {};
 
@@ -198,8 +209,8 @@ TEST_F(PcieLink, RandomFaultsAreEachNamedAndRecoveredFrom) {
     }
     expect_writes_inside_arena();
   }
-  std::printf("[random faults] %d rounds failed, %d passed, %llu faults injected\n", failed, passed,
-              static_cast<unsigned long long>(stat("faults")));
+  weft::tb::verbose_printf("[random faults] %d rounds failed, %d passed, %llu faults injected\n",
+                           failed, passed, static_cast<unsigned long long>(stat("faults")));
   EXPECT_GT(failed, 0);
   EXPECT_GT(passed, 0);
   dev_->clear_link_faults();

@@ -28,6 +28,7 @@
 #include "softmax_reference.hpp"
 #include "weft/golden/simt.hpp"
 #include "weft/regs.hpp"
+#include "weft/tb/options.hpp"
 #include "weft/weft.hpp"
 #include "weft_kernel_args.h"
 
@@ -139,9 +140,10 @@ class DeviceKernel {
                                << " differs from the golden model's";
     }
     if (elements) {
-      std::printf("[simt] %-9s %s, %6llu elements%s: %8u cycles, %7.3f cycles/element, IPC %.3f\n",
-                  name_.c_str(), shape_name(sh).c_str(), static_cast<unsigned long long>(elements),
-                  what.c_str(), r.cycles, double(r.cycles) / double(elements), r.ipc());
+      weft::tb::verbose_printf(
+          "[simt] %-9s %s, %6llu elements%s: %8u cycles, %7.3f cycles/element, IPC %.3f\n",
+          name_.c_str(), shape_name(sh).c_str(), static_cast<unsigned long long>(elements),
+          what.c_str(), r.cycles, double(r.cycles) / double(elements), r.ipc());
     }
     return r;
   }

@@ -1167,6 +1167,29 @@ TEST(DeviceOpen, BadUrisNameTheProblem) {
   expect("ref://?membase=0x100000800", Errc::kBadUri, "multiple of 4096");
 }
 
+// A sim:// or pcie-sim:// array that was not built: the message says which configurations exist
+// and how to build the missing one (the CMake cache variable, with this array in it) and where
+// an install puts the plugins.
+TEST(DeviceOpen, MissingSimulatorBuildSaysHowToBuildIt) {
+  for (const auto& [uri, var] : {std::pair{"sim://?array=5x7", "WEFT_SIM_CONFIGS"},
+                                 std::pair{"pcie-sim://?array=5x7", "WEFT_PCIE_CONFIGS"}}) {
+    try {
+      Device::open(uri);
+      ADD_FAILURE() << uri << " opened";
+    } catch (const weft::Error& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(e.code(), Errc::kBadUri) << m;
+      EXPECT_NE(m.find("no simulator build for array=5x7"), std::string::npos) << m;
+      EXPECT_NE(m.find("available: "), std::string::npos) << m;
+      EXPECT_NE(m.find(std::string("cmake -B build -D") + var + "=\"16x16:512;5x7:512\""),
+                std::string::npos)
+          << m;
+      EXPECT_NE(m.find("<prefix>/lib/weft"), std::string::npos) << m;
+      EXPECT_NE(m.find("WEFT_PLUGIN_DIR"), std::string::npos) << m;
+    }
+  }
+}
+
 TEST(DeviceOpen, OutOfMemoryIsNamed) {
   Device d = Device::open("ref://?mem=1048576");
   try {

@@ -126,7 +126,8 @@ TEST(WEFT_SUITE, MatchesGoldenGemmPerVectorWithBufferSwitching) {
           << "missing output due at cycle " << expected.front().first;
     }
   }
-  std::printf("[%dx%d] %d vectors checked against golden::gemm\n", kRows, kCols, checked);
+  weft::tb::verbose_printf("[%dx%d] %d vectors checked against golden::gemm\n", kRows, kCols,
+                           checked);
   EXPECT_GT(checked, 20000);
 }
 

@@ -220,8 +220,8 @@ void run_directed(const std::vector<Input>& v, const char* what) {
   b.send_all(v);
   b.send_all(v, 0.3);
   b.drain();
-  std::printf("[requant] %s: %zu values checked, %zu mismatches\n", what, b.checked(),
-              b.mismatches());
+  weft::tb::verbose_printf("[requant] %s: %zu values checked, %zu mismatches\n", what, b.checked(),
+                           b.mismatches());
   EXPECT_EQ(b.mismatches(), 0u);
   EXPECT_EQ(b.checked(), 2 * v.size());
 }
@@ -435,8 +435,8 @@ void run_random(Mode mode) {
   for (int i = 0; i < kRandomPerMode; ++i) v.push_back(random_input(rng, mode));
   b.send_all(v, 0.05);
   b.drain();
-  std::printf("[requant] random %s: %zu values checked, %zu mismatches\n", mode_name(mode),
-              b.checked(), b.mismatches());
+  weft::tb::verbose_printf("[requant] random %s: %zu values checked, %zu mismatches\n",
+                           mode_name(mode), b.checked(), b.mismatches());
   EXPECT_EQ(b.checked(), v.size());
   EXPECT_EQ(b.mismatches(), 0u);
 }
@@ -521,8 +521,9 @@ TEST(Requant, RandomModesInterleavedWithBubbles) {
     v.push_back(random_input(rng, static_cast<Mode>(rng() % 4)));
   b.send_all(v, 0.3);
   b.drain();
-  std::printf("[requant] random, all modes interleaved: %zu values checked, %zu mismatches\n",
-              b.checked(), b.mismatches());
+  weft::tb::verbose_printf(
+      "[requant] random, all modes interleaved: %zu values checked, %zu mismatches\n", b.checked(),
+      b.mismatches());
   EXPECT_EQ(b.checked(), v.size());
   EXPECT_EQ(b.mismatches(), 0u);
 }
@@ -751,8 +752,9 @@ TEST(Requant, OnnxTiesAfterScaling) {
     if (exact - std::floor(exact) == 0.5) ++exact_ties;
     if (rounded - std::floor(rounded) == 0.5f && exact - std::floor(exact) != 0.5) ++float_ties;
   }
-  std::printf("[requant] ONNX ties: %d exact half-integers, %d made by float32 rounding\n",
-              exact_ties, float_ties);
+  weft::tb::verbose_printf(
+      "[requant] ONNX ties: %d exact half-integers, %d made by float32 rounding\n", exact_ties,
+      float_ties);
   EXPECT_GT(exact_ties, 1000);
   EXPECT_GT(float_ties, 100);
   run_directed(v, "ONNX ties");
@@ -940,8 +942,8 @@ TEST(Requant, OnnxMatchesOnnxruntimeVectors) {
     b.send(v[i], want[i]);
   }
   b.drain();
-  std::printf("[requant] onnxruntime vectors (%s): %zu of %zu values matched\n", path.c_str(),
-              b.matched(), v.size());
+  weft::tb::verbose_printf("[requant] onnxruntime vectors (%s): %zu of %zu values matched\n",
+                           path.c_str(), b.matched(), v.size());
   EXPECT_EQ(b.checked(), v.size());
   EXPECT_EQ(b.mismatches(), 0u);
 }

@@ -11,6 +11,7 @@
 #include WEFT_MODEL_HEADER
 #include "tu_driver.hpp"
 #include "weft/golden/quant.hpp"
+#include "weft/tb/options.hpp"
 
 namespace {
 
@@ -175,13 +176,13 @@ class WEFT_SUITE : public ::testing::Test {
 
 TEST_F(WEFT_SUITE, RandomGemmTilesMatchGolden) {
   const int tiles = random_batches(5000, TuStress{});
-  std::printf("[%dx%d] %d GEMM tiles checked bit-exact\n", kRows, kCols, tiles);
+  weft::tb::verbose_printf("[%dx%d] %d GEMM tiles checked bit-exact\n", kRows, kCols, tiles);
   RecordProperty("tiles", tiles);
 }
 
 TEST_F(WEFT_SUITE, RandomGemmUnderBackPressureAndGaps) {
   const int tiles = random_batches(1000, TuStress{0.3, 0.3, 0.3, 0.5});
-  std::printf("[%dx%d] %d GEMM tiles checked under stress\n", kRows, kCols, tiles);
+  weft::tb::verbose_printf("[%dx%d] %d GEMM tiles checked under stress\n", kRows, kCols, tiles);
 }
 
 TEST_F(WEFT_SUITE, ExtremeOperandValues) {
@@ -231,7 +232,7 @@ TEST_F(WEFT_SUITE, LongKAccumulatesToTheInt32LimitAndWraps) {
     p.addr = 0;
     run_and_check({p}, std::vector<golden::ChannelParams>(kCols), Family::kNone);
     const auto acc = golden::gemm(p.a, p.w, 1, p.k, p.n, p.at, p.wt);
-    std::printf("K=%d accumulator %d\n", k, acc[0]);
+    weft::tb::verbose_printf("K=%d accumulator %d\n", k, acc[0]);
   }
 }
 

@@ -19,6 +19,7 @@
 #include "weft/descriptor.hpp"
 #include "weft/golden/quant.hpp"
 #include "weft/regs.hpp"
+#include "weft/tb/options.hpp"
 #include "weft/tb/sram_backdoor.hpp"
 
 namespace {
@@ -774,7 +775,8 @@ TEST_F(WEFT_SUITE, GemmsAndCopiesUnderBusStress) {
   mo.r_gap = mo.b_gap = 0.3;
   make_env(mo, sim::AxilOptions::stressed(0.3, 1));
   setup();
-  std::printf("read latency %u, write latency %u\n", mo.read_latency, mo.write_latency);
+  weft::tb::verbose_printf("read latency %u, write latency %u\n", mo.read_latency,
+                           mo.write_latency);
   run_random_gemms(kRows <= 4 ? 60 : 15, kBank, 3 * kRows);
   std::vector<Copy> copies;
   for (int i = 0; i < 8; ++i) {
@@ -873,14 +875,15 @@ TEST_F(WEFT_SUITE, LongGemmKeepsTheArrayBusy) {
   const uint64_t cycles = env->perf(kPerfCycles);
   EXPECT_EQ(rows_in, static_cast<uint64_t>(panels) * kt * m);
   const double util = static_cast<double>(rows_in) / static_cast<double>(busy);
-  std::printf("[%dx%d] M=%d K=%d N=%d: %llu array rows in %llu compute-busy cycles (%.2f %%), "
-              "%llu cycles in all (%.2f %%, first weight load and last store included); "
-              "TU waits W %llu, A %llu\n",
-              kRows, kCols, m, k, panels * kCols, static_cast<unsigned long long>(rows_in),
-              static_cast<unsigned long long>(busy), 100.0 * util, static_cast<unsigned long long>(cycles),
-              100.0 * static_cast<double>(rows_in) / static_cast<double>(cycles),
-              static_cast<unsigned long long>(env->perf(kPerfTuWaitW)),
-              static_cast<unsigned long long>(env->perf(kPerfTuWaitA)));
+  weft::tb::verbose_printf(
+      "[%dx%d] M=%d K=%d N=%d: %llu array rows in %llu compute-busy cycles (%.2f %%), "
+      "%llu cycles in all (%.2f %%, first weight load and last store included); "
+      "TU waits W %llu, A %llu\n",
+      kRows, kCols, m, k, panels * kCols, static_cast<unsigned long long>(rows_in),
+      static_cast<unsigned long long>(busy), 100.0 * util, static_cast<unsigned long long>(cycles),
+      100.0 * static_cast<double>(rows_in) / static_cast<double>(cycles),
+      static_cast<unsigned long long>(env->perf(kPerfTuWaitW)),
+      static_cast<unsigned long long>(env->perf(kPerfTuWaitA)));
   RecordProperty("array_utilization_pct", static_cast<int>(1000 * util) / 10);
   EXPECT_GE(util, 0.97);
   for (int p = 0; p < panels; ++p) {
@@ -1467,7 +1470,7 @@ class WEFT_RANDOM_SUITE : public WEFT_SUITE {
           for (int x = 0; x < 13; ++x) std::printf(" %x", prog[j].w[x]);
           std::printf("\n");
         }
-        if (std::getenv("WEFT_DUMP")) {
+        if (weft::tb::verbose()) {  // the memory around the mismatch
           for (size_t x = 0; x < 0x200; x += 4)
             std::printf("%04zx: %08x %08x\n", x, env->mem.load<uint32_t>(a + x), want.load<uint32_t>(a + x));
         }

@@ -503,8 +503,9 @@ TEST_F(UartBridgeFaults, RandomFaultsWithRetransmissionKeepMemoryExact) {
   EXPECT_EQ(read32(uart::kBrDups), dups);
   // executed requests, the 8 block reads and the 4 counter reads (the BR_FRAMES read counts itself)
   EXPECT_EQ(read32(uart::kBrFrames) - frames0, executed + 8 + 4);
-  std::printf("[uart] %u spoiled requests (%u CRC, %u framing), %u duplicates, %u executed\n",
-              spoiled, crc, fe, dups, executed);
+  weft::tb::verbose_printf(
+      "[uart] %u spoiled requests (%u CRC, %u framing), %u duplicates, %u executed\n", spoiled, crc,
+      fe, dups, executed);
 }
 
 }  // namespace

@@ -72,10 +72,18 @@ static std::unique_ptr<Backend> load_plugin(const std::string& scheme, const std
   }
   std::string list;
   for (const auto& a : available) list += (list.empty() ? "" : ", ") + a;
-  throw Error(Errc::kBadUri, scheme + "://: no simulator build for array=" + array + " (" + file +
-                                 "); available: " + (list.empty() ? std::string("none") : list) +
-                                 " (searched " + searched +
-                                 "; set WEFT_PLUGIN_DIR to the directory holding " + prefix + "*.so)");
+  // How to get the missing one: each plugin is one configuration of the CMake cache variable
+  // (sw/driver/CMakeLists.txt), installed to <libdir>/weft beside libweft.
+  const std::string var = scheme == "sim" ? "WEFT_SIM_CONFIGS" : "WEFT_PCIE_CONFIGS";
+  throw Error(Errc::kBadUri,
+              scheme + "://: no simulator build for array=" + array + " (" + file +
+                  "); available: " + (list.empty() ? std::string("none") : list) +
+                  ". Build one with the CMake cache variable " + var +
+                  " (RxC:AccDepth, ';'-separated), e.g. cmake -B build -D" + var + "=\"16x16:512;" +
+                  array +
+                  ":512\" && cmake --build build; cmake --install build puts the plugins in "
+                  "<prefix>/lib/weft, beside libweft. Searched " +
+                  searched + " (WEFT_PLUGIN_DIR adds a directory holding " + prefix + "*.so)");
 }
 
 std::unique_ptr<Backend> make_sim_backend(const Options& opts) {

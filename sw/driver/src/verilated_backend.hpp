@@ -135,13 +135,19 @@ class VerilatedBackend : public Backend {
  private:
   // One clock edge pair (rising, falling) with waves, then the checks.
   void edge() {
+    // One cycle is 1 ns in the waves: half a period in the model's time precision (1 ps: 500).
+    static const uint64_t half = [](int p) {
+      uint64_t per_ns = 1;
+      for (; p < -9; ++p) per_ns *= 10;
+      return per_ns >= 2 ? per_ns / 2 : 1;
+    }(ctx_->timeprecision());
     dut_->clk_i = 1;
     dut_->eval();
-    ctx_->timeInc(5);
+    ctx_->timeInc(half);
     if (fst_) fst_->dump(ctx_->time());
     dut_->clk_i = 0;
     dut_->eval();
-    ctx_->timeInc(5);
+    ctx_->timeInc(half);
     if (fst_) fst_->dump(ctx_->time());
     ++cycle_;
     if (ctx_->gotError()) {

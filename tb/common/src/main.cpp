@@ -1,4 +1,5 @@
-// Shared main() of every Weft GoogleTest binary: --trace and --seed=N, then GoogleTest's own flags.
+// Shared main() of every Weft GoogleTest binary: --trace, --verbose and --seed=N, then GoogleTest's
+// own flags.
 #include <gtest/gtest.h>
 
 #include "weft/tb/options.hpp"

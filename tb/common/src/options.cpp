@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -12,6 +14,7 @@ namespace weft::tb {
 namespace {
 
 bool g_trace_flag = false;
+bool g_verbose_flag = false;
 bool g_seed_given = false;
 uint64_t g_seed_value = 0;
 
@@ -45,13 +48,18 @@ uint64_t test_seed() {
     seed = g_seed_value;
   } else if (const char* env = std::getenv("WEFT_SEED"); env && *env) {
     seed = std::strtoull(env, nullptr, 0);
+  } else if (!info) {
+    seed = 1;  // outside a test (the benches): fixed, so a figure does not move between runs
   } else {
     std::random_device rd;
     seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   }
   seeds[key] = seed;
-  std::printf("[seed] %s WEFT_SEED=%llu\n", key.c_str(), static_cast<unsigned long long>(seed));
-  std::fflush(stdout);
+  // Once per test, where the harness draws it; never for the fixed seed of a bench.
+  if (info) {
+    std::printf("[seed] %s WEFT_SEED=%llu\n", key.c_str(), static_cast<unsigned long long>(seed));
+    std::fflush(stdout);
+  }
   if (info) ::testing::Test::RecordProperty("seed", std::to_string(seed));
   return seed;
 }
@@ -64,8 +72,32 @@ bool trace_enabled() {
   return v && *v && std::strcmp(v, "0") != 0;
 }
 
+bool verbose() {
+  if (g_verbose_flag) return true;
+  const char* v = std::getenv("WEFT_VERBOSE");
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+void verbose_printf(const char* fmt, ...) {
+  if (!verbose()) return;
+  va_list ap;
+  va_start(ap, fmt);
+  std::vprintf(fmt, ap);
+  va_end(ap);
+  std::fflush(stdout);
+}
+
 std::string wave_file_for_current_test() {
   return env_or("WEFT_WAVE_DIR", WEFT_DEFAULT_WAVE_DIR) + "/" + current_test_stem() + ".fst";
+}
+
+std::string wave_file_if_tracing() {
+  if (!trace_enabled()) return "";
+  const std::string path = wave_file_for_current_test();
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::printf("[waves] %s\n", path.c_str());
+  std::fflush(stdout);
+  return path;
 }
 
 std::string coverage_file_for_current_test() {
@@ -79,6 +111,8 @@ void parse_options(int* argc, char** argv) {
   for (int i = 1; i < *argc; ++i) {
     if (std::strcmp(argv[i], "--trace") == 0) {
       g_trace_flag = true;
+    } else if (std::strcmp(argv[i], "--verbose") == 0) {
+      g_verbose_flag = true;
     } else if (std::strncmp(argv[i], "--seed=", 7) == 0) {
       g_seed_given = true;
       g_seed_value = std::strtoull(argv[i] + 7, nullptr, 0);

@@ -221,14 +221,18 @@ class BoardSim {
       fst->open(cfg_.fst_path.c_str());
     }
     UartPhy phy(*dut, cfg_.clks_per_bit);
+    // One cycle is 1 ns in the waves: half a period in the model's time precision (1 ps: 500).
+    uint64_t per_ns = 1;
+    for (int p = ctx->timeprecision(); p < -9; ++p) per_ns *= 10;
+    const uint64_t half = per_ns >= 2 ? per_ns / 2 : 1;
     auto edge = [&] {
       dut->clk_i = 1;
       dut->eval();
-      ctx->timeInc(5);
+      ctx->timeInc(half);
       if (fst) fst->dump(ctx->time());
       dut->clk_i = 0;
       dut->eval();
-      ctx->timeInc(5);
+      ctx->timeInc(half);
       if (fst) fst->dump(ctx->time());
       cycles_.fetch_add(1, std::memory_order_relaxed);
       if (ctx->gotError()) throw std::runtime_error("weft_board: Verilator error (failed assertion)");

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "weft/sim/link_faults.hpp"
+#include "weft/tb/options.hpp"
 #include "weft/weft.hpp"
 
 namespace weft::tb::board {
@@ -30,17 +31,17 @@ inline void expect_faults_handled(weft::Device& dev, const weft::sim::LinkFaultR
                                   const weft::sim::LinkFaultCounts& a,
                                   const weft::sim::LinkFaultCounts& b) {
   auto s = link_stats(dev);
-  std::printf("[faults] to board %llu B: %llu dropped %llu duplicated %llu flipped; from board "
-              "%llu B: %llu dropped %llu duplicated %llu flipped; retries %llu timeouts %llu "
-              "bad_responses %llu; bridge frames %llu crc_err %llu frame_err %llu dups %llu\n",
-              (unsigned long long)a.bytes, (unsigned long long)a.dropped,
-              (unsigned long long)a.duplicated, (unsigned long long)a.flipped,
-              (unsigned long long)b.bytes, (unsigned long long)b.dropped,
-              (unsigned long long)b.duplicated, (unsigned long long)b.flipped,
-              (unsigned long long)s["retries"], (unsigned long long)s["timeouts"],
-              (unsigned long long)s["bad_responses"], (unsigned long long)s["br_frames"],
-              (unsigned long long)s["br_crc_err"], (unsigned long long)s["br_frame_err"],
-              (unsigned long long)s["br_dups"]);
+  weft::tb::verbose_printf(
+      "[faults] to board %llu B: %llu dropped %llu duplicated %llu flipped; from board "
+      "%llu B: %llu dropped %llu duplicated %llu flipped; retries %llu timeouts %llu "
+      "bad_responses %llu; bridge frames %llu crc_err %llu frame_err %llu dups %llu\n",
+      (unsigned long long)a.bytes, (unsigned long long)a.dropped, (unsigned long long)a.duplicated,
+      (unsigned long long)a.flipped, (unsigned long long)b.bytes, (unsigned long long)b.dropped,
+      (unsigned long long)b.duplicated, (unsigned long long)b.flipped,
+      (unsigned long long)s["retries"], (unsigned long long)s["timeouts"],
+      (unsigned long long)s["bad_responses"], (unsigned long long)s["br_frames"],
+      (unsigned long long)s["br_crc_err"], (unsigned long long)s["br_frame_err"],
+      (unsigned long long)s["br_dups"]);
   const uint64_t to_faults = a.dropped + a.duplicated + a.flipped;
   const uint64_t from_faults = b.dropped + b.duplicated + b.flipped;
   EXPECT_EQ(to_faults > 0, to.drop + to.dup + to.flip > 0);

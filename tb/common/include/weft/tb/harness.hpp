@@ -8,7 +8,8 @@
 //   ASSERT_TRUE(h.run_until([&] { return h.dut().o_valid_o; }, 1000));
 //
 // Waves: WEFT_TRACE=1 in the environment or --trace on the test binary's command line writes
-// $WEFT_WAVE_DIR/<suite>_<test>.fst (build/waves by default when run through CTest).
+// $WEFT_WAVE_DIR/<suite>_<test>.fst (build/waves by default when run through CTest). One clock
+// cycle is 1 ns in the waves (time precision 1 ps, Verilator's default: each half period is 500).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -37,6 +38,7 @@ class Harness {
     ctx_->randSeed(static_cast<int>(test_seed() & 0x7fffffff));
     if (trace_enabled()) ctx_->traceEverOn(true);
     model_ = std::make_unique<Model>(ctx_.get(), "top");
+    half_period_ = half_period_units(ctx_->timeprecision());
     if (trace_enabled()) {
       trace_ = std::make_unique<VerilatedFstC>();
       model_->trace(trace_.get(), 99);
@@ -90,17 +92,26 @@ class Harness {
     Verilated::threadContextp(ctx_.get());
     model_->clk_i = 1;
     model_->eval();
-    ctx_->timeInc(5);
+    ctx_->timeInc(half_period_);
     dump();
     model_->clk_i = 0;
     model_->eval();
-    ctx_->timeInc(5);
+    ctx_->timeInc(half_period_);
     dump();
     ++cycle_;
     if (ctx_->gotError()) {
       reported_ = true;
       throw std::runtime_error("Verilator error (failed assertion) at cycle " + std::to_string(cycle_));
     }
+  }
+
+  // Half a 1 ns clock period in units of the model's time precision (10^precision s; -12 = 1 ps,
+  // Verilator's default without a `timescale: 500). A precision coarser than 100 ps cannot place
+  // the falling edge inside the nanosecond: then each half period is one unit.
+  static uint64_t half_period_units(int precision) {
+    uint64_t per_ns = 1;
+    for (int e = precision; e < -9; ++e) per_ns *= 10;
+    return per_ns >= 2 ? per_ns / 2 : 1;
   }
 
   void ticks(uint64_t n) {
@@ -138,6 +149,7 @@ class Harness {
   std::unique_ptr<VerilatedFstC> trace_;
   std::string wave_path_;
   uint64_t cycle_ = 0;
+  uint64_t half_period_ = 500;
   bool reported_ = false;
 };
 

@@ -346,6 +346,18 @@ weft::Operand operand_type(const std::optional<weft::npy::Array>& f, bool unsign
   return {!is_unsigned, zp ? *zp : (is_unsigned ? 128 : 0)};
 }
 
+// The tiler's options from the command line: operand types from the files or the flags, and
+// the schedule knobs.
+weft::GemmOptions gemm_options(const OpArgs& o, const std::optional<weft::npy::Array>& a,
+                               const std::optional<weft::npy::Array>& w) {
+  weft::GemmOptions opt;
+  opt.a = operand_type(a, o.a_unsigned, o.a_zp);
+  opt.w = operand_type(w, o.w_unsigned, o.w_zp);
+  opt.fine_start = !o.no_fine_start;
+  opt.short_tail = !o.no_short_tail;
+  return opt;
+}
+
 const char* type_name(const weft::Operand& o) { return o.is_signed ? "int8" : "uint8"; }
 
 // A dimension and where it comes from ("on the command line", "--a A.npy"); no value: not given.
@@ -543,11 +555,7 @@ int cmd_gemm(const std::string& uri, const GemmArgs& g) {
   const int64_t M = agree("M", {g.m}, dim(af, 0), ad, cmd).or_(-1);
   const int64_t K = agree("K", agree("K", {g.k}, dim(af, 1), ad, cmd), dim(wf, 0), wd, cmd).or_(-1);
   const int64_t N = agree("N", {g.n}, dim(wf, 1), wd, cmd).or_(-1);
-  weft::GemmOptions opt;
-  opt.a = operand_type(af, o.a_unsigned, o.a_zp);
-  opt.w = operand_type(wf, o.w_unsigned, o.w_zp);
-  opt.fine_start = !o.no_fine_start;
-  opt.short_tail = !o.no_short_tail;
+  weft::GemmOptions opt = gemm_options(o, af, wf);
 
   weft::Device dev = weft::Device::open(uri);
   fmt::print("device   {}\n", dev.description());
@@ -724,11 +732,7 @@ int cmd_conv2d(const std::string& uri, const ConvArgs& c) {
     s.pad_top = int(p[0]), s.pad_left = int(p[1]), s.pad_bottom = int(p[2]),
     s.pad_right = int(p[3]);
   }
-  weft::GemmOptions opt;
-  opt.a = operand_type(xf, o.a_unsigned, o.a_zp);
-  opt.w = operand_type(ff, o.w_unsigned, o.w_zp);
-  opt.fine_start = !o.no_fine_start;
-  opt.short_tail = !o.no_short_tail;
+  weft::GemmOptions opt = gemm_options(o, xf, ff);
 
   weft::Device dev = weft::Device::open(uri);
   fmt::print("device   {}\n", dev.description());

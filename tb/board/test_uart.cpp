@@ -191,7 +191,7 @@ TEST(UartBoard, OpenAfterAProcessKilledMidQueue) {
   ASSERT_EQ(report[0], 12u) << "the killed process did not submit its work";
   ASSERT_LT(report[1], report[0]) << "nothing was in flight when the process was killed";
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-  std::printf("[killed] %llu of %llu descriptors completed before the kill\n",
+  weft::tb::verbose_printf("[killed] %llu of %llu descriptors completed before the kill\n",
               (unsigned long long)report[1], (unsigned long long)report[0]);
 
   weft::Device dev = weft::Device::open(uri);

@@ -274,20 +274,7 @@ class WEFT_SUITE : public ::testing::Test {
     ca.a_zp = static_cast<uint8_t>(g.at.zero_point);
     ca.w_zp = static_cast<uint8_t>(g.wt.zero_point);
     d.push_back(Descriptor::compute(ca).with_dep(0, 2).with_dep(1, 3));  // A and W loads
-    StoreAccArgs sa;
-    sa.host_addr = g.dst;
-    sa.host_stride = g.dst_stride;
-    sa.m = static_cast<uint32_t>(g.m);
-    sa.acc_addr = g.acc_addr;
-    sa.n = static_cast<uint32_t>(g.n);
-    sa.mode = static_cast<StoreMode>(g.out.mode);
-    sa.pack = g.pack;
-    sa.load_params = true;
-    sa.params_addr = g.p_line;
-    sa.zp = g.out.zero_point;
-    sa.act_min = g.out.act_min;
-    sa.act_max = g.out.act_max;
-    d.push_back(Descriptor::store_acc(sa).with_dep(0, 1).with_dep(1, 2));  // COMPUTE, params
+    d.push_back(store_of(g, true).with_dep(0, 1).with_dep(1, 2));         // COMPUTE, params
     return d;
   }
 

@@ -110,7 +110,7 @@ class PcieBackend final : public VerilatedBackend<Model> {
                   "latency %u, cpl %u B, bp %.2f",
                   o_.lanes, o_.gts, rc_->peak_bytes_per_cycle(), o_.clock_mhz, o_.latency,
                   o_.jitter, o_.mem_latency, o_.cpl, o_.bp);
-    return "pcie-sim:// Verilated weft_pcie_top " + std::to_string(WEFT_PLUGIN_ROWS) + "x" +
+    return "Verilated weft_pcie_top (RTL) " + std::to_string(WEFT_PLUGIN_ROWS) + "x" +
            std::to_string(WEFT_PLUGIN_COLS) + ", " + link + ", seed " + std::to_string(seed_) +
            waves_note();
   }

@@ -106,9 +106,10 @@ class RefDevice final : public Backend {
   }
 
   std::string description() const override {
-    return "ref:// functional reference device, " + std::to_string(rows_) + "x" +
-           std::to_string(cols_) + " array, " + std::to_string(acc_rows_) + " accumulator rows, " +
-           std::to_string(spad_lines_) + " scratchpad lines, " +
+    return "functional reference device (no RTL; cycles from a cost model), " +
+           std::to_string(rows_) + "x" + std::to_string(cols_) + " array, " +
+           std::to_string(acc_rows_) + " accumulator rows, " + std::to_string(spad_lines_) +
+           " scratchpad lines, " +
            (simt_warps_ ? "SIMT " + std::to_string(simt_warps_) + "x" +
                               std::to_string(simt_threads_) + " (golden model), "
                         : std::string("no SIMT core, ")) +

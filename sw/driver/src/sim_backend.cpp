@@ -27,10 +27,11 @@ class SimBackend final : public VerilatedBackend<Model> {
   explicit SimBackend(const Options& opts) : SimBackend(OptionReader(opts)) {}
 
   std::string description() const override {
-    return "sim:// Verilated weft_top " + std::to_string(WEFT_PLUGIN_ROWS) + "x" +
-           std::to_string(WEFT_PLUGIN_COLS) + ", memory latency " + std::to_string(latency_) +
-           " cycles, back-pressure " + std::to_string(bp_) + ", seed " + std::to_string(seed_) +
-           waves_note();
+    char bp[32];
+    std::snprintf(bp, sizeof bp, "%g", bp_);
+    return "Verilated weft_top " + std::to_string(WEFT_PLUGIN_ROWS) + "x" +
+           std::to_string(WEFT_PLUGIN_COLS) + " (RTL), memory latency " + std::to_string(latency_) +
+           " cycles, back-pressure " + bp + ", seed " + std::to_string(seed_) + waves_note();
   }
 
   uint32_t csr_read(uint32_t off) override {

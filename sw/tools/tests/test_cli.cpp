@@ -29,6 +29,7 @@
 #include "npy.hpp"
 #include "weft/golden/quant.hpp"
 #include "weft/tb/options.hpp"
+#include "weft/tb/process.hpp"
 #include "weft/weft.hpp"
 
 extern char** environ;
@@ -57,20 +58,6 @@ fs::path scratch_dir() {
   return d;
 }
 
-// The environment of the child: ours with `set` applied (an empty value removes the variable).
-std::vector<std::string> child_env(const std::map<std::string, std::string>& set) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    const std::string k = kv.substr(0, kv.find('='));
-    if (!set.count(k)) env.push_back(kv);
-  }
-  for (const auto& [k, v] : set) {
-    if (!v.empty()) env.push_back(k + "=" + v);
-  }
-  return env;
-}
-
 std::vector<char*> c_strings(std::vector<std::string>& v) {
   std::vector<char*> r;
   for (auto& s : v) r.push_back(s.data());
@@ -78,46 +65,18 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
   return r;
 }
 
-// Runs `exe args...` with stdout and stderr into files; kills it after `timeout_s`.
+// Runs `exe args...` (weft/tb/process.hpp) with `env` applied; kills it after `timeout_s`.
 Outcome run_exe(const std::string& exe, std::vector<std::string> args,
-                const std::map<std::string, std::string>& env = {}, double timeout_s = 60) {
-  const fs::path dir = scratch_dir();
-  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                const weft::tb::EnvChanges& env = {}, double timeout_s = 60) {
   args.insert(args.begin(), exe);
-  std::vector<char*> argv = c_strings(args);
-  std::vector<std::string> envs = child_env(env);
-  std::vector<char*> envp = c_strings(envs);
-  Outcome r;
-  pid_t pid = 0;
   const auto t0 = Clock::now();
-  const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    ADD_FAILURE() << "posix_spawn " << exe << ": " << std::strerror(rc);
-    return r;
-  }
-  int status = 0;
-  for (;;) {
-    const pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
-    if (std::chrono::duration<double>(Clock::now() - t0).count() > timeout_s) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      ADD_FAILURE() << exe << " still running after " << timeout_s << " s: killed";
-      status = -1;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const weft::tb::ProcessResult p = weft::tb::run_process(args, timeout_s, env);
+  Outcome r;
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  if (status != -1 && WIFEXITED(status)) r.code = WEXITSTATUS(status);
-  r.out = slurp(out);
-  r.err = slurp(err);
+  if (p.timed_out) ADD_FAILURE() << exe << " still running after " << timeout_s << " s: killed";
+  r.code = p.timed_out || p.signal ? -1 : p.exit_code;
+  r.out = p.out;
+  r.err = p.err;
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -31,11 +32,27 @@ struct ProcessResult {
   }
 };
 
+// Variables changed for a child: name -> value; an empty value removes the variable.
+using EnvChanges = std::map<std::string, std::string>;
+
+// Our environment with `changes` applied.
+inline std::vector<std::string> child_environment(const EnvChanges& changes) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    if (!changes.count(kv.substr(0, kv.find('=')))) env.push_back(kv);
+  }
+  for (const auto& [k, v] : changes) {
+    if (!v.empty()) env.push_back(k + "=" + v);
+  }
+  return env;
+}
+
 // A running child with its stdout and stderr on pipes. The destructor kills it (SIGKILL) if it
 // is still running.
 class Process {
  public:
-  explicit Process(const std::vector<std::string>& argv) {
+  explicit Process(const std::vector<std::string>& argv, const EnvChanges& env = {}) {
     int out[2], err[2];
     if (pipe(out) != 0 || pipe(err) != 0) throw std::runtime_error("pipe failed");
     posix_spawn_file_actions_t fa;
@@ -48,7 +65,11 @@ class Process {
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    const int rc = posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), environ);
+    std::vector<std::string> env_strings = child_environment(env);
+    std::vector<char*> envp;
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    const int rc = posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), envp.data());
     posix_spawn_file_actions_destroy(&fa);
     close(out[1]);
     close(err[1]);
@@ -151,9 +172,10 @@ class Process {
   std::string out_, err_;
 };
 
-// Runs `argv` to its end (killed after `seconds`).
-inline ProcessResult run_process(const std::vector<std::string>& argv, double seconds = 120) {
-  Process p(argv);
+// Runs `argv` to its end (killed after `seconds`), with `env` applied to our environment.
+inline ProcessResult run_process(const std::vector<std::string>& argv, double seconds = 120,
+                                 const EnvChanges& env = {}) {
+  Process p(argv, env);
   return p.wait(seconds);
 }
 

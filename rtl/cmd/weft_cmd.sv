@@ -179,7 +179,19 @@ module weft_cmd #(
   end
 
   localparam int TagW   = $clog2(Inflight);
-  localparam int NumErr = 6;   // 0 load, 1 store, 2 completion, 3 decode, 4 fetch, 5 simt
+  // Engines, by bit of the one-hot dispatch, queue-ready and done vectors (weft_cmd_decode order).
+  localparam int EngLoad    = 0;
+  localparam int EngCompute = 1;
+  localparam int EngStore   = 2;
+  localparam int EngSimt    = 3;
+  // Error sources, by slot of the e_* vectors; the ROB records the lowest slot's report first.
+  localparam int ErrFromLoad   = 0;
+  localparam int ErrFromStore  = 1;
+  localparam int ErrFromCpl    = 2;   // completion-record write
+  localparam int ErrFromDecode = 3;
+  localparam int ErrFromFetch  = 4;
+  localparam int ErrFromSimt   = 5;
+  localparam int NumErr        = 6;
 
   // ---------------------------------------------------------------- queue control
   logic        reset_pend_q, reset_pend_d, clear;
@@ -259,11 +271,11 @@ module weft_cmd #(
     .out_valid_o     (fb_valid),
     .out_ready_i     (fb_ready),
     .out_data_o      (fb_data),
-    .err_valid_o     (e_valid[4]),
-    .err_ready_i     (e_ready[4]),
-    .err_code_o      (e_code[4*8 +: 8]),
-    .err_idx_o       (e_idx[4*32 +: 32]),
-    .err_addr_o      (e_addr[4*64 +: 64])
+    .err_valid_o     (e_valid[ErrFromFetch]),
+    .err_ready_i     (e_ready[ErrFromFetch]),
+    .err_code_o      (e_code[ErrFromFetch*8 +: 8]),
+    .err_idx_o       (e_idx[ErrFromFetch*32 +: 32]),
+    .err_addr_o      (e_addr[ErrFromFetch*64 +: 64])
   );
 
   // ---------------------------------------------------------------- decode, dispatch
@@ -272,7 +284,7 @@ module weft_cmd #(
   logic [7:0]     disp_op;
   logic [31:0]    disp_idx;
   logic [39:0]    disp_deps;
-  logic [11*32-1:0] disp_words;
+  logic [weft_pkg::DescOperandWords*32-1:0] disp_words;  // words 2.. (weft_desc.svh layouts)
 
   weft_cmd_decode #(
     .DataW(DataW), .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .SpadLines(SpadLines),
@@ -307,11 +319,11 @@ module weft_cmd #(
     .disp_deps_o   (disp_deps),
     .disp_words_o  (disp_words),
     .empty_o       (d_empty),
-    .err_valid_o   (e_valid[3]),
-    .err_ready_i   (e_ready[3]),
-    .err_code_o    (e_code[3*8 +: 8]),
-    .err_idx_o     (e_idx[3*32 +: 32]),
-    .err_addr_o    (e_addr[3*64 +: 64])
+    .err_valid_o   (e_valid[ErrFromDecode]),
+    .err_ready_i   (e_ready[ErrFromDecode]),
+    .err_code_o    (e_code[ErrFromDecode*8 +: 8]),
+    .err_idx_o     (e_idx[ErrFromDecode*32 +: 32]),
+    .err_addr_o    (e_addr[ErrFromDecode*64 +: 64])
   );
 
   // ---------------------------------------------------------------- ROB, error register
@@ -354,11 +366,11 @@ module weft_cmd #(
     .rst_ni,
     .clear_i         (clear),
     .hold_i          (reset_pend_q),
-    .push_i          (disp_valid && disp_engine[0]),
+    .push_i          (disp_valid && disp_engine[EngLoad]),
     .push_idx_i      (disp_idx),
     .push_deps_i     (disp_deps),
-    .push_words_i    (disp_words[0 +: 7*32]),
-    .q_ready_o       (q_ready[0]),
+    .push_desc_i     (disp_words[0 +: weft_pkg::DescTransferBits]),
+    .q_ready_o       (q_ready[EngLoad]),
     .rptr_i          (rptr),
     .rob_done_i      (rob_done),
     .err_valid_i     (err_valid),
@@ -379,13 +391,13 @@ module weft_cmd #(
     .sp_wr_addr_o,
     .sp_wr_data_o,
     .sp_wr_ready_i,
-    .done_valid_o    (done_valid[0]),
-    .done_tag_o      (done_tag[0 +: TagW]),
-    .err_valid_o     (e_valid[0]),
-    .err_ready_i     (e_ready[0]),
-    .err_code_o      (e_code[0 +: 8]),
-    .err_idx_o       (e_idx[0 +: 32]),
-    .err_addr_o      (e_addr[0 +: 64]),
+    .done_valid_o    (done_valid[EngLoad]),
+    .done_tag_o      (done_tag[EngLoad*TagW +: TagW]),
+    .err_valid_o     (e_valid[ErrFromLoad]),
+    .err_ready_i     (e_ready[ErrFromLoad]),
+    .err_code_o      (e_code[ErrFromLoad*8 +: 8]),
+    .err_idx_o       (e_idx[ErrFromLoad*32 +: 32]),
+    .err_addr_o      (e_addr[ErrFromLoad*64 +: 64]),
     .busy_o          (l_busy),
     .q_empty_o       (l_qempty),
     .wait_dep_o      (l_wait)
@@ -408,11 +420,11 @@ module weft_cmd #(
     .rst_ni,
     .clear_i          (clear),
     .hold_i           (reset_pend_q),
-    .push_i           (disp_valid && disp_engine[1]),
+    .push_i           (disp_valid && disp_engine[EngCompute]),
     .push_idx_i       (disp_idx),
     .push_deps_i      (disp_deps),
-    .push_words_i     (disp_words[0 +: 10*32]),
-    .q_ready_o        (q_ready[1]),
+    .push_desc_i      (disp_words[0 +: weft_pkg::DescComputeBits]),
+    .q_ready_o        (q_ready[EngCompute]),
     .rptr_i           (rptr),
     .rob_done_i       (rob_done),
     .err_valid_i      (err_valid),
@@ -443,8 +455,8 @@ module weft_cmd #(
     .ta_valid_o       (tu_a_valid_o),
     .ta_ready_i       (tu_a_ready_i),
     .ta_data_o        (tu_a_data_o),
-    .done_valid_o     (done_valid[1]),
-    .done_tag_o       (done_tag[TagW +: TagW]),
+    .done_valid_o     (done_valid[EngCompute]),
+    .done_tag_o       (done_tag[EngCompute*TagW +: TagW]),
     .busy_o           (c_busy),
     .q_empty_o        (c_qempty),
     .wait_dep_o       (c_wait)
@@ -463,12 +475,12 @@ module weft_cmd #(
     .rst_ni,
     .clear_i         (clear),
     .hold_i          (reset_pend_q),
-    .push_i          (disp_valid && disp_engine[2]),
+    .push_i          (disp_valid && disp_engine[EngStore]),
     .push_idx_i      (disp_idx),
     .push_deps_i     (disp_deps),
-    .push_words_i    (disp_words),
+    .push_desc_i     (disp_words[0 +: weft_pkg::DescStoreAccBits]),
     .push_acc_i      (disp_op == weft_pkg::OpStoreAcc),
-    .q_ready_o       (q_ready[2]),
+    .q_ready_o       (q_ready[EngStore]),
     .rptr_i          (rptr),
     .rob_done_i      (rob_done),
     .err_valid_i     (err_valid),
@@ -508,13 +520,13 @@ module weft_cmd #(
     .o_valid_i       (tu_o_valid_i),
     .o_ready_o       (tu_o_ready_o),
     .o_data_i        (tu_o_data_i),
-    .done_valid_o    (done_valid[2]),
-    .done_tag_o      (done_tag[2*TagW +: TagW]),
-    .err_valid_o     (e_valid[1]),
-    .err_ready_i     (e_ready[1]),
-    .err_code_o      (e_code[8 +: 8]),
-    .err_idx_o       (e_idx[32 +: 32]),
-    .err_addr_o      (e_addr[64 +: 64]),
+    .done_valid_o    (done_valid[EngStore]),
+    .done_tag_o      (done_tag[EngStore*TagW +: TagW]),
+    .err_valid_o     (e_valid[ErrFromStore]),
+    .err_ready_i     (e_ready[ErrFromStore]),
+    .err_code_o      (e_code[ErrFromStore*8 +: 8]),
+    .err_idx_o       (e_idx[ErrFromStore*32 +: 32]),
+    .err_addr_o      (e_addr[ErrFromStore*64 +: 64]),
     .busy_o          (s_busy),
     .q_empty_o       (s_qempty),
     .wait_dep_o      (s_wait)
@@ -527,11 +539,11 @@ module weft_cmd #(
     .rst_ni,
     .clear_i           (clear),
     .hold_i            (reset_pend_q),
-    .push_i            (disp_valid && disp_engine[3]),
+    .push_i            (disp_valid && disp_engine[EngSimt]),
     .push_idx_i        (disp_idx),
     .push_deps_i       (disp_deps),
-    .push_words_i      (disp_words[0 +: 8*32]),
-    .q_ready_o         (q_ready[3]),
+    .push_desc_i       (disp_words[0 +: weft_pkg::DescSimtLaunchBits]),
+    .q_ready_o         (q_ready[EngSimt]),
     .rptr_i            (rptr),
     .rob_done_i        (rob_done),
     .err_valid_i       (err_valid),
@@ -550,13 +562,13 @@ module weft_cmd #(
     .core_err_code_i   (simt_err_code_i),
     .core_err_pc_i     (simt_err_pc_i),
     .core_err_thread_i (simt_err_thread_i),
-    .done_valid_o      (done_valid[3]),
-    .done_tag_o        (done_tag[3*TagW +: TagW]),
-    .err_valid_o       (e_valid[5]),
-    .err_ready_i       (e_ready[5]),
-    .err_code_o        (e_code[5*8 +: 8]),
-    .err_idx_o         (e_idx[5*32 +: 32]),
-    .err_addr_o        (e_addr[5*64 +: 64]),
+    .done_valid_o      (done_valid[EngSimt]),
+    .done_tag_o        (done_tag[EngSimt*TagW +: TagW]),
+    .err_valid_o       (e_valid[ErrFromSimt]),
+    .err_ready_i       (e_ready[ErrFromSimt]),
+    .err_code_o        (e_code[ErrFromSimt*8 +: 8]),
+    .err_idx_o         (e_idx[ErrFromSimt*32 +: 32]),
+    .err_addr_o        (e_addr[ErrFromSimt*64 +: 64]),
     .busy_o            (x_busy),
     .q_empty_o         (x_qempty),
     .wait_dep_o        (x_wait)
@@ -629,11 +641,11 @@ module weft_cmd #(
     .irq_error_set_o,
     .busy_o          (cpl_busy),
     .reset_busy_o    (cpl_reset_busy),
-    .err_valid_o     (e_valid[2]),
-    .err_ready_i     (e_ready[2]),
-    .err_code_o      (e_code[2*8 +: 8]),
-    .err_idx_o       (e_idx[2*32 +: 32]),
-    .err_addr_o      (e_addr[2*64 +: 64])
+    .err_valid_o     (e_valid[ErrFromCpl]),
+    .err_ready_i     (e_ready[ErrFromCpl]),
+    .err_code_o      (e_code[ErrFromCpl*8 +: 8]),
+    .err_idx_o       (e_idx[ErrFromCpl*32 +: 32]),
+    .err_addr_o      (e_addr[ErrFromCpl*64 +: 64])
   );
 
   // ---------------------------------------------------------------- performance counters

@@ -17,6 +17,7 @@
 // while (reads in flight + FIFO entries) < FIFO depth. Completion: the descriptor's last A row
 // entering the array, delayed by the array + accumulator latency (its rows are then written).
 `include "weft_assert.svh"
+`include "weft_desc.svh"
 
 module weft_cmd_compute #(
   parameter int  Rows      = 16,
@@ -42,7 +43,7 @@ module weft_cmd_compute #(
   input  logic                push_i,
   input  logic [31:0]         push_idx_i,
   input  logic [39:0]         push_deps_i,
-  input  logic [10*32-1:0]    push_words_i,   // descriptor words 2..11
+  input  weft_desc_compute_t  push_desc_i,    // the COMPUTE's operands
   output logic                q_ready_o,
   // ROB state
   input  logic [31:0]         rptr_i,
@@ -111,40 +112,34 @@ module weft_cmd_compute #(
   end
 
   // ---------------------------------------------------------------- queue and start
-  logic          q_valid, q_pop, q_empty, met, order_ok;
-  logic [31:0]   h_idx;
-  logic [10*32-1:0] h_words;
-  logic          h_extra;
-  logic [31:0]   h_w [2:11];
+  logic               q_valid, q_pop, q_empty, met, order_ok;
+  logic [31:0]        h_idx;
+  weft_desc_compute_t h_desc;
 
-  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth), .NWords(10), .ExtraW(1)) u_queue (
+  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth),
+                    .PayloadW(weft_pkg::DescComputeBits)) u_queue (
     .clk_i,
     .rst_ni,
     .clear_i,
     .push_i,
     .push_idx_i,
     .push_deps_i,
-    .push_words_i,
-    .push_extra_i ((1'b0)),
+    .push_payload_i (push_desc_i),
     .q_ready_o,
     .rptr_i,
     .rob_done_i,
     .err_valid_i,
     .err_idx_i,
-    .pop_i        (q_pop),
-    .head_valid_o (q_valid),
-    .head_idx_o   (h_idx),
-    .head_words_o (h_words),
-    .head_extra_o (h_extra),
-    .met_o        (met),
-    .order_ok_o   (order_ok),
-    .empty_o      (q_empty)
+    .pop_i          (q_pop),
+    .head_valid_o   (q_valid),
+    .head_idx_o     (h_idx),
+    .head_payload_o (h_desc),
+    .met_o          (met),
+    .order_ok_o     (order_ok),
+    .empty_o        (q_empty)
   );
-  for (genvar i = 2; i <= 11; i++) begin : g_hw
-    assign h_w[i] = h_words[(i-2)*32 +: 32];
-  end
-  logic unused_extra;
-  assign unused_extra = h_extra ^ (^h_idx[31:TagW]);  // no flag bits; jobs carry the tag only
+  logic unused_head;
+  assign unused_head = ^{h_idx[31:TagW], h_desc.reserved_11_24, h_desc.reserved_11_3};  // jobs carry the tag only
 
   // Job fields.
   localparam int WJobW = 8 + 1 + KW + 3 * LineAw;
@@ -167,22 +162,22 @@ module weft_cmd_compute #(
   logic [AccAw-1:0]  h_m, h_acc;
   logic [LineAw-1:0] h_a_addr, h_ars, h_ats, h_w_addr, h_wrs, h_wts;
   logic [TagW-1:0]   h_tag;
-  assign h_k      = KW'(h_w[9]);
-  assign h_m      = AccAw'(h_w[8]);
-  assign h_acc    = AccAw'(h_w[10]);
-  assign h_a_addr = LineAw'(h_w[2]);
-  assign h_ars    = LineAw'(h_w[3]);
-  assign h_ats    = LineAw'(h_w[4]);
-  assign h_w_addr = LineAw'(h_w[5]);
-  assign h_wrs    = LineAw'(h_w[6]);
-  assign h_wts    = LineAw'(h_w[7]);
+  assign h_k      = KW'(h_desc.k);
+  assign h_m      = AccAw'(h_desc.m);
+  assign h_acc    = AccAw'(h_desc.acc_addr);
+  assign h_a_addr = LineAw'(h_desc.a_addr);
+  assign h_ars    = LineAw'(h_desc.a_row_stride);
+  assign h_ats    = LineAw'(h_desc.a_tile_stride);
+  assign h_w_addr = LineAw'(h_desc.w_addr);
+  assign h_wrs    = LineAw'(h_desc.w_row_stride);
+  assign h_wts    = LineAw'(h_desc.w_tile_stride);
   assign h_tag    = TagW'(h_idx);
 
   weft_fifo #(.Width(WJobW), .Depth(JobDepth)) u_wjob (
     .clk_i, .rst_ni, .flush_i (clear_i),
     .in_valid_i  (start),
     .in_ready_o  (wj_in_ready),
-    .in_data_i   ({h_w[11][23:16], h_w[11][2], h_k, h_wts, h_wrs, h_w_addr}),
+    .in_data_i   ({h_desc.w_zp, h_desc.w_signed, h_k, h_wts, h_wrs, h_w_addr}),
     .out_valid_o (wj_valid),
     .out_ready_i (wj_pop),
     .out_data_o  (wj_data),
@@ -202,7 +197,7 @@ module weft_cmd_compute #(
     .clk_i, .rst_ni, .flush_i (clear_i),
     .in_valid_i  (start),
     .in_ready_o  (cj_in_ready),
-    .in_data_i   ({h_w[11][15:8], h_w[11][1], h_w[11][0], h_k, h_acc, h_m}),
+    .in_data_i   ({h_desc.a_zp, h_desc.a_signed, h_desc.accumulate, h_k, h_acc, h_m}),
     .out_valid_o (cj_valid),
     .out_ready_i (cj_pop),
     .out_data_o  (cj_data),
@@ -220,7 +215,11 @@ module weft_cmd_compute #(
   logic              wf_valid, wf_pop, wf_in_ready;
   logic [Cols*8+10-1:0] wf_data;
   logic [WcW-1:0]    wf_usage;
-  logic [10:0]       wmeta_in, wmeta_out;   // {valid, last, signed, zp}
+  // What travels beside a W read while the scratchpad answers: the read happened (valid), and the
+  // row's {last, signed, zp} that go into the W FIFO with the data.
+  logic [10:0]       wmeta_in, wmeta_out;
+  logic              wmeta_valid;
+  logic [9:0]        wmeta_row;
 
   assign wrows      = (wk_q < RowsK) ? RW'(wk_q) : RW'(Rows);
   assign wlast_row  = (wr_q == wrows - 1'b1);
@@ -274,12 +273,13 @@ module weft_cmd_compute #(
     .in_i  (wmeta_in),
     .out_o (wmeta_out)
   );
+  assign {wmeta_valid, wmeta_row} = wmeta_out;
 
   weft_fifo #(.Width(Cols*8 + 10), .Depth(WFifo)) u_wfifo (
     .clk_i, .rst_ni, .flush_i (clear_i),
-    .in_valid_i  (wmeta_out[10]),
+    .in_valid_i  (wmeta_valid),
     .in_ready_o  (wf_in_ready),
-    .in_data_i   ({wmeta_out[9:0], w_rsp_data_i[Cols*8-1:0]}),
+    .in_data_i   ({wmeta_row, w_rsp_data_i[Cols*8-1:0]}),
     .out_valid_o (wf_valid),
     .out_ready_i (wf_pop),
     .out_data_o  (wf_data),
@@ -302,7 +302,10 @@ module weft_cmd_compute #(
   logic              af_valid, af_pop, af_in_ready;
   logic [Rows*8+TagW:0] af_data;
   logic [AcW-1:0]    af_usage;
-  logic [TagW+1:0]   ameta_in, ameta_out;   // {valid, end, tag}
+  // Beside an A read: the read happened (valid), and {end, tag} for the A FIFO.
+  logic [TagW+1:0]   ameta_in, ameta_out;
+  logic              ameta_valid;
+  logic [TagW:0]     ameta_row;
 
   assign alast_row  = (aj_q == am_q - 1'b1);
   assign atile_last = (ak_q <= RowsK);
@@ -356,12 +359,13 @@ module weft_cmd_compute #(
     .in_i  (ameta_in),
     .out_o (ameta_out)
   );
+  assign {ameta_valid, ameta_row} = ameta_out;
 
   weft_fifo #(.Width(Rows*8 + TagW + 1), .Depth(AFifo)) u_afifo (
     .clk_i, .rst_ni, .flush_i (clear_i),
-    .in_valid_i  (ameta_out[TagW+1]),
+    .in_valid_i  (ameta_valid),
     .in_ready_o  (af_in_ready),
-    .in_data_i   ({ameta_out[TagW:0], a_rsp_data_i[Rows*8-1:0]}),
+    .in_data_i   ({ameta_row, a_rsp_data_i[Rows*8-1:0]}),
     .out_valid_o (af_valid),
     .out_ready_i (af_pop),
     .out_data_o  (af_data),
@@ -481,10 +485,10 @@ module weft_cmd_compute #(
   always @(posedge clk_i or negedge rst_ni) begin : p_checks
     if (rst_ni) begin
       // Credits reserve FIFO room for every read in flight.
-      if (wmeta_out[10]) assert (wf_in_ready && w_rsp_valid_i) else $error("weft_cmd_compute: W FIFO overflow or late read");
-      if (ameta_out[TagW+1]) assert (af_in_ready && a_rsp_valid_i) else $error("weft_cmd_compute: A FIFO overflow or late read");
-      assert (w_rsp_valid_i == wmeta_out[10]) else $error("weft_cmd_compute: unexpected W response");
-      assert (a_rsp_valid_i == ameta_out[TagW+1]) else $error("weft_cmd_compute: unexpected A response");
+      if (wmeta_valid) assert (wf_in_ready && w_rsp_valid_i) else $error("weft_cmd_compute: W FIFO overflow or late read");
+      if (ameta_valid) assert (af_in_ready && a_rsp_valid_i) else $error("weft_cmd_compute: A FIFO overflow or late read");
+      assert (w_rsp_valid_i == wmeta_valid) else $error("weft_cmd_compute: unexpected W response");
+      assert (a_rsp_valid_i == ameta_valid) else $error("weft_cmd_compute: unexpected A response");
       assert (WcW'(wf_usage) <= wcred_q && AcW'(af_usage) <= acred_q)
         else $error("weft_cmd_compute: FIFO holds more than its credits");
       // A job waiting in a walker's FIFO has started and is not done.

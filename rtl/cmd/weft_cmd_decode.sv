@@ -26,6 +26,7 @@
 // latest earlier descriptor of that engine (engines complete in order), so every engine
 // descriptor carries five backward distances {wait_store, wait_compute, wait_load, dep1, dep0}.
 `include "weft_assert.svh"
+`include "weft_desc.svh"
 
 module weft_cmd_decode #(
   parameter int  DataW     = 128,
@@ -42,7 +43,7 @@ module weft_cmd_decode #(
   localparam int BbW       = $clog2(BB),
   localparam int Bpd       = 64 / BB,
   localparam int BeatW     = (Bpd > 1) ? $clog2(Bpd) : 1,
-  localparam int NWords    = 11                 // words 2..12 go to the engines
+  localparam int NWords    = weft_pkg::DescOperandWords  // words 2.. go to the engines
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -113,20 +114,28 @@ module weft_cmd_decode #(
   logic [2:0]       last_v_q, last_v_d;
 
   // ---------------------------------------------------------------- fields
-  function automatic logic [31:0] word(input logic [511:0] d, input int i);
-    word = d[32*i +: 32];
-  endfunction
+  // The descriptor through the layouts of weft_desc.svh (rtl/host/weft_descriptors.toml).
+  weft_desc_header_t      hdr;
+  weft_desc_transfer_t    xfer;
+  weft_desc_compute_t     comp;
+  weft_desc_store_acc_t   sacc;
+  weft_desc_simt_launch_t launch;
+  assign hdr    = desc_q[0 +: weft_pkg::DescHeaderBits];
+  assign xfer   = desc_q[64 +: weft_pkg::DescTransferBits];
+  assign comp   = desc_q[64 +: weft_pkg::DescComputeBits];
+  assign sacc   = desc_q[64 +: weft_pkg::DescStoreAccBits];
+  assign launch = desc_q[64 +: weft_pkg::DescSimtLaunchBits];
+  // The checks read the sizes and addresses; the engines read the rest of each layout.
+  logic unused_fields;
+  assign unused_fields = ^{comp.w_zp, comp.a_zp, comp.w_signed, comp.a_signed, comp.accumulate,
+                           comp.reserved_11_24, comp.reserved_11_3, sacc.act_max, sacc.act_min,
+                           sacc.zp, sacc.reserved_8_4, sacc.mode, launch.max_issues,
+                           launch.stack_size, launch.stack_top, launch.arg_ptr, launch.block_id,
+                           launch.pc};
 
-  logic [31:0] w [16];
-  for (genvar i = 0; i < 16; i++) begin : g_w
-    assign w[i] = word(desc_q, i);
-  end
-
-  logic [7:0]  op, flags, dep0, dep1;
-  assign op    = w[0][7:0];
-  assign flags = w[0][15:8];
-  assign dep0  = w[0][23:16];
-  assign dep1  = w[0][31:24];
+  logic [7:0]  op, flags;
+  assign op    = hdr.opcode;
+  assign flags = hdr.flags;
 
   logic is_nop, is_fence, is_load, is_sspad, is_comp, is_sacc, is_xfer, is_simt, op_ok;
   assign is_nop   = (op == weft_pkg::OpNop);
@@ -142,35 +151,35 @@ module weft_cmd_decode #(
   // LOAD / STORE_SPAD
   logic [63:0] x_host;
   logic [31:0] x_row_bytes, x_rows, x_hstride, x_saddr, x_sstride;
-  assign x_host      = {w[3], w[2]};
-  assign x_row_bytes = w[4];
-  assign x_rows      = w[5];
-  assign x_hstride   = w[6];
-  assign x_saddr     = w[7];
-  assign x_sstride   = w[8];
+  assign x_host      = xfer.host_addr;
+  assign x_row_bytes = xfer.row_bytes;
+  assign x_rows      = xfer.rows;
+  assign x_hstride   = xfer.host_stride;
+  assign x_saddr     = xfer.spad_addr;
+  assign x_sstride   = xfer.spad_stride;
   // COMPUTE
   logic [31:0] c_a_addr, c_ars, c_ats, c_w_addr, c_wrs, c_wts, c_m, c_k, c_acc;
-  assign c_a_addr = w[2];
-  assign c_ars    = w[3];
-  assign c_ats    = w[4];
-  assign c_w_addr = w[5];
-  assign c_wrs    = w[6];
-  assign c_wts    = w[7];
-  assign c_m      = w[8];
-  assign c_k      = w[9];
-  assign c_acc    = w[10];
+  assign c_a_addr = comp.a_addr;
+  assign c_ars    = comp.a_row_stride;
+  assign c_ats    = comp.a_tile_stride;
+  assign c_w_addr = comp.w_addr;
+  assign c_wrs    = comp.w_row_stride;
+  assign c_wts    = comp.w_tile_stride;
+  assign c_m      = comp.m;
+  assign c_k      = comp.k;
+  assign c_acc    = comp.acc_addr;
   // STORE_ACC
   logic [63:0] s_host;
   logic [31:0] s_hstride, s_m, s_acc, s_n, s_params;
   logic        s_pack, s_lparams;
-  assign s_host    = {w[3], w[2]};
-  assign s_hstride = w[4];
-  assign s_m       = w[5];
-  assign s_acc     = w[6];
-  assign s_n       = w[7];
-  assign s_pack    = w[8][2];
-  assign s_lparams = w[8][3];
-  assign s_params  = w[9];
+  assign s_host    = sacc.host_addr;
+  assign s_hstride = sacc.host_stride;
+  assign s_m       = sacc.m;
+  assign s_acc     = sacc.acc_addr;
+  assign s_n       = sacc.n;
+  assign s_pack    = sacc.pack;
+  assign s_lparams = sacc.load_params;
+  assign s_params  = sacc.params_addr;
 
   // Accumulator rows of the bank: acc < AccDepth and (acc mod Bank) + m <= Bank.
   function automatic logic acc_bad(input logic [31:0] acc, input logic [31:0] m);
@@ -201,7 +210,7 @@ module weft_cmd_decode #(
   logic [7:0] simple_err;
   always_comb begin : p_simple
     simple_err = weft_pkg::ErrNone;
-    if (w[1] != idx_i) begin
+    if (hdr.seq != idx_i) begin
       simple_err = weft_pkg::ErrSeq;
     end else if (!op_ok) begin
       simple_err = weft_pkg::ErrOpcode;
@@ -218,7 +227,8 @@ module weft_cmd_decode #(
         simple_err = weft_pkg::ErrAccRange;
       end
     end else if (is_simt) begin
-      if (w[3] == '0 || w[3] > 32'(SimtWarps) || w[4] == '0 || w[4] > 32'(SimtThreads)) begin
+      if (launch.num_warps == '0 || launch.num_warps > 32'(SimtWarps) ||
+          launch.threads_per_warp == '0 || launch.threads_per_warp > 32'(SimtThreads)) begin
         simple_err = weft_pkg::ErrSize;
       end
     end else if (is_sacc) begin
@@ -391,7 +401,7 @@ module weft_cmd_decode #(
       logic [31:0] d;
       d = idx_i - last_idx_q[e];
       wait_dist[e] = '0;
-      if (flags[1 + e] && last_v_q[e] && d < 32'd256) wait_dist[e] = d[7:0];
+      if (flags[weft_pkg::FlagWaitLoad + e] && last_v_q[e] && d < 32'd256) wait_dist[e] = d[7:0];
     end
   end
 
@@ -496,9 +506,9 @@ module weft_cmd_decode #(
   assign disp_valid_o  = disp_fire;
   assign disp_engine_o = engine;
   assign disp_op_o     = op;
-  assign disp_irq_o    = flags[0];
+  assign disp_irq_o    = flags[weft_pkg::FlagIrq];
   assign disp_idx_o    = idx_i;
-  assign disp_deps_o   = {wait_dist[2], wait_dist[1], wait_dist[0], dep1, dep0};
+  assign disp_deps_o   = {wait_dist[2], wait_dist[1], wait_dist[0], hdr.dep1, hdr.dep0};
   assign disp_words_o  = desc_q[64 +: NWords*32];
 
   assign err_valid_o = (state_q == DErr);

@@ -1,6 +1,6 @@
 // weft_cmd_equeue: the descriptor queue in front of each engine (load, compute, store, simt).
-// Holds QDepth dispatched descriptors {index, dependency distances, NWords operand words, ExtraW
-// flag bits} in ring order and says whether the head may start: met_o (weft_cmd_depchk: every
+// Holds QDepth dispatched descriptors {index, dependency distances, payload: the operand layout
+// and whatever the engine keeps with it} in ring order and says whether the head may start: met_o (weft_cmd_depchk: every
 // dependency done or retired) and order_ok_o (no error recorded at or before it). The engine pops
 // the head when it starts it.
 `include "weft_assert.svh"
@@ -8,9 +8,8 @@
 module weft_cmd_equeue #(
   parameter int  Inflight = 16,
   parameter int  QDepth   = 4,
-  parameter int  NWords   = 7,    // operand words 2 .. NWords+1
-  parameter int  ExtraW   = 1,    // flag bits kept with the entry
-  localparam int QW       = ExtraW + NWords * 32 + 40 + 32
+  parameter int  PayloadW = 224,
+  localparam int QW       = PayloadW + 40 + 32
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -18,8 +17,7 @@ module weft_cmd_equeue #(
   input  logic                push_i,
   input  logic [31:0]         push_idx_i,
   input  logic [39:0]         push_deps_i,
-  input  logic [NWords*32-1:0] push_words_i,
-  input  logic [ExtraW-1:0]   push_extra_i,
+  input  logic [PayloadW-1:0] push_payload_i,
   output logic                q_ready_o,
   input  logic [31:0]         rptr_i,
   input  logic [Inflight-1:0] rob_done_i,
@@ -28,15 +26,14 @@ module weft_cmd_equeue #(
   input  logic                pop_i,
   output logic                head_valid_o,
   output logic [31:0]         head_idx_o,
-  output logic [NWords*32-1:0] head_words_o,
-  output logic [ExtraW-1:0]   head_extra_o,
+  output logic [PayloadW-1:0] head_payload_o,
   output logic                met_o,
   output logic                order_ok_o,
   output logic                empty_o
 );
 
-  if (NWords < 1 || ExtraW < 1) begin : g_bad
-    `WEFT_ELAB_ERROR("weft_cmd_equeue: NWords and ExtraW must be >= 1")
+  if (PayloadW < 1) begin : g_bad
+    `WEFT_ELAB_ERROR("weft_cmd_equeue: PayloadW must be >= 1")
   end
 
   logic [QW-1:0] q_data;
@@ -48,17 +45,16 @@ module weft_cmd_equeue #(
     .flush_i     (clear_i),
     .in_valid_i  (push_i),
     .in_ready_o  (q_ready_o),
-    .in_data_i   ({push_extra_i, push_words_i, push_deps_i, push_idx_i}),
+    .in_data_i   ({push_payload_i, push_deps_i, push_idx_i}),
     .out_valid_o (head_valid_o),
     .out_ready_i (pop_i),
     .out_data_o  (q_data),
     .usage_o     (q_usage)
   );
 
-  assign head_idx_o   = q_data[31:0];
-  assign head_words_o = q_data[72 +: NWords*32];
-  assign head_extra_o = q_data[QW-1 -: ExtraW];
-  assign empty_o      = (q_usage == '0);
+  assign head_idx_o     = q_data[31:0];
+  assign head_payload_o = q_data[72 +: PayloadW];
+  assign empty_o        = (q_usage == '0);
 
   weft_cmd_depchk #(.Inflight(Inflight)) u_dep (
     .idx_i       (q_data[31:0]),

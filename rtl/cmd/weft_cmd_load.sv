@@ -4,9 +4,10 @@
 // SIMT memory regions, and holds a beat with sp_wr_ready_i low). Done (ROB) when the DMA reports the request over without
 // error; a DMA error is reported for this descriptor and the engine goes on with nothing else
 // until the queue reset drops the queue.
-// Queue: QDepth entries {index, dependency distances, words 2..8}; the head starts when its
+// Queue: QDepth entries {index, dependency distances, the LOAD's operands (weft_desc_transfer_t)}; the head starts when its
 // dependencies are met, no error stops it and no queue reset is pending.
 `include "weft_assert.svh"
+`include "weft_desc.svh"
 
 module weft_cmd_load #(
   parameter int  DataW     = 128,
@@ -23,7 +24,7 @@ module weft_cmd_load #(
   input  logic                push_i,
   input  logic [31:0]         push_idx_i,
   input  logic [39:0]         push_deps_i,
-  input  logic [7*32-1:0]     push_words_i,   // descriptor words 2..8
+  input  weft_desc_transfer_t push_desc_i,    // the LOAD's operands
   output logic                q_ready_o,
   // ROB state
   input  logic [31:0]         rptr_i,
@@ -64,40 +65,32 @@ module weft_cmd_load #(
   typedef enum logic [1:0] {LIdle, LReq, LData, LErr} lstate_e;
   lstate_e state_q, state_d;
 
-  logic          q_valid, q_pop, q_empty, met, order_ok;
-  logic [31:0]   h_idx;
-  logic [7*32-1:0] h_words;
-  logic          h_extra;
-  logic [31:0]   h_w [2:8];
+  logic                q_valid, q_pop, q_empty, met, order_ok;
+  logic [31:0]         h_idx;
+  weft_desc_transfer_t h_desc;
 
-  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth), .NWords(7), .ExtraW(1)) u_queue (
+  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth),
+                    .PayloadW(weft_pkg::DescTransferBits)) u_queue (
     .clk_i,
     .rst_ni,
     .clear_i,
     .push_i,
     .push_idx_i,
     .push_deps_i,
-    .push_words_i,
-    .push_extra_i ((1'b0)),
+    .push_payload_i (push_desc_i),
     .q_ready_o,
     .rptr_i,
     .rob_done_i,
     .err_valid_i,
     .err_idx_i,
-    .pop_i        (q_pop),
-    .head_valid_o (q_valid),
-    .head_idx_o   (h_idx),
-    .head_words_o (h_words),
-    .head_extra_o (h_extra),
-    .met_o        (met),
-    .order_ok_o   (order_ok),
-    .empty_o      (q_empty)
+    .pop_i          (q_pop),
+    .head_valid_o   (q_valid),
+    .head_idx_o     (h_idx),
+    .head_payload_o (h_desc),
+    .met_o          (met),
+    .order_ok_o     (order_ok),
+    .empty_o        (q_empty)
   );
-  for (genvar i = 2; i <= 8; i++) begin : g_hw
-    assign h_w[i] = h_words[(i-2)*32 +: 32];
-  end
-  logic unused_extra;
-  assign unused_extra = h_extra;  // no flag bits in this queue
 
   logic start;
   assign start = (state_q == LIdle) && q_valid && met && order_ok && !hold_i;
@@ -130,14 +123,14 @@ module weft_cmd_load #(
       LIdle: begin
         if (start) begin
           idx_d      = h_idx;
-          host_d     = {h_w[3], h_w[2]};
-          rbytes_d   = h_w[4];
-          rows_d     = h_w[5];
-          hstride_d  = h_w[6];
-          rowbase_d  = h_w[7];
-          ptr_d      = h_w[7];
-          sstride_d  = h_w[8];
-          lines_m1_d = (h_w[4] >> BbW) - 32'd1;
+          host_d     = h_desc.host_addr;
+          rbytes_d   = h_desc.row_bytes;
+          rows_d     = h_desc.rows;
+          hstride_d  = h_desc.host_stride;
+          rowbase_d  = h_desc.spad_addr;
+          ptr_d      = h_desc.spad_addr;
+          sstride_d  = h_desc.spad_stride;
+          lines_m1_d = (h_desc.row_bytes >> BbW) - 32'd1;
           col_d      = '0;
           state_d    = LReq;
         end

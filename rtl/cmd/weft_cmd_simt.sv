@@ -6,6 +6,7 @@
 // ERR_ADDR = {thread, pc}, and the engine then takes nothing else until the queue reset drops
 // its queue.
 `include "weft_assert.svh"
+`include "weft_desc.svh"
 
 module weft_cmd_simt #(
   parameter int  Inflight = 16,
@@ -20,7 +21,7 @@ module weft_cmd_simt #(
   input  logic                push_i,
   input  logic [31:0]         push_idx_i,
   input  logic [39:0]         push_deps_i,
-  input  logic [8*32-1:0]     push_words_i,   // descriptor words 2..9
+  input  weft_desc_simt_launch_t push_desc_i, // the SIMT_LAUNCH's operands
   output logic                q_ready_o,
   // ROB state
   input  logic [31:0]         rptr_i,
@@ -58,40 +59,32 @@ module weft_cmd_simt #(
   typedef enum logic [1:0] {SIdle, SRun, SErr} sstate_e;
   sstate_e state_q, state_d;
 
-  logic          q_valid, q_pop, q_empty, met, order_ok;
-  logic [31:0]   h_idx;
-  logic [8*32-1:0] h_words;
-  logic          h_extra;
-  logic [31:0]   h_w [2:9];
+  logic                   q_valid, q_pop, q_empty, met, order_ok;
+  logic [31:0]            h_idx;
+  weft_desc_simt_launch_t h_desc;
 
-  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth), .NWords(8), .ExtraW(1)) u_queue (
+  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth),
+                    .PayloadW(weft_pkg::DescSimtLaunchBits)) u_queue (
     .clk_i,
     .rst_ni,
     .clear_i,
     .push_i,
     .push_idx_i,
     .push_deps_i,
-    .push_words_i,
-    .push_extra_i ((1'b0)),
+    .push_payload_i (push_desc_i),
     .q_ready_o,
     .rptr_i,
     .rob_done_i,
     .err_valid_i,
     .err_idx_i,
-    .pop_i        (q_pop),
-    .head_valid_o (q_valid),
-    .head_idx_o   (h_idx),
-    .head_words_o (h_words),
-    .head_extra_o (h_extra),
-    .met_o        (met),
-    .order_ok_o   (order_ok),
-    .empty_o      (q_empty)
+    .pop_i          (q_pop),
+    .head_valid_o   (q_valid),
+    .head_idx_o     (h_idx),
+    .head_payload_o (h_desc),
+    .met_o          (met),
+    .order_ok_o     (order_ok),
+    .empty_o        (q_empty)
   );
-  for (genvar i = 2; i <= 9; i++) begin : g_hw
-    assign h_w[i] = h_words[(i-2)*32 +: 32];
-  end
-  logic unused_extra;
-  assign unused_extra = h_extra;  // no flag bits in this queue
 
   logic start;
   assign start = (state_q == SIdle) && q_valid && met && order_ok && !hold_i && !core_busy_i;
@@ -140,14 +133,14 @@ module weft_cmd_simt #(
   end
 
   assign core_start_o      = start;
-  assign core_pc_o         = h_w[2];
-  assign core_num_warps_o  = h_w[3];
-  assign core_threads_o    = h_w[4];
-  assign core_block_id_o   = h_w[5];
-  assign core_arg_ptr_o    = h_w[6];
-  assign core_stack_top_o  = h_w[7];
-  assign core_stack_size_o = h_w[8];
-  assign core_max_issues_o = h_w[9];
+  assign core_pc_o         = h_desc.pc;
+  assign core_num_warps_o  = h_desc.num_warps;
+  assign core_threads_o    = h_desc.threads_per_warp;
+  assign core_block_id_o   = h_desc.block_id;
+  assign core_arg_ptr_o    = h_desc.arg_ptr;
+  assign core_stack_top_o  = h_desc.stack_top;
+  assign core_stack_size_o = h_desc.stack_size;
+  assign core_max_issues_o = h_desc.max_issues;
 
   assign done_valid_o = (state_q == SRun) && core_done_i && (core_err_code_i == 8'd0);
   assign done_tag_o   = TagW'(idx_q);

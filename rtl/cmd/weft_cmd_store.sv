@@ -19,6 +19,7 @@
 // the engine stops sending, takes back every scratchpad read in flight or drains the remaining
 // tensor-unit rows into nothing (a DRAIN not yet issued is dropped), then reports the error.
 `include "weft_assert.svh"
+`include "weft_desc.svh"
 
 module weft_cmd_store #(
   parameter int  Cols      = 16,
@@ -42,7 +43,7 @@ module weft_cmd_store #(
   input  logic                 push_i,
   input  logic [31:0]          push_idx_i,
   input  logic [39:0]          push_deps_i,
-  input  logic [11*32-1:0]     push_words_i,   // descriptor words 2..12 (and the opcode below)
+  input  weft_desc_store_acc_t push_desc_i,    // the operands (STORE_SPAD: weft_desc_transfer_t in the low bits)
   input  logic                 push_acc_i,     // STORE_ACC (else STORE_SPAD)
   output logic                 q_ready_o,
   // ROB state
@@ -115,40 +116,35 @@ module weft_cmd_store #(
   sstate_e state_q, state_d;
 
   // ---------------------------------------------------------------- queue and start
-  logic          q_valid, q_pop, q_empty, met, order_ok;
-  logic [31:0]   h_idx;
-  logic [11*32-1:0] h_words;
-  logic          h_extra;
-  logic [31:0]   h_w [2:12];
+  logic                 q_valid, q_pop, q_empty, met, order_ok;
+  logic [31:0]          h_idx;
+  logic                 h_acc;    // STORE_ACC (else STORE_SPAD)
+  weft_desc_store_acc_t h_sacc;   // the operands as STORE_ACC reads them
+  weft_desc_transfer_t  h_xfer;   // ... and as STORE_SPAD reads them
 
-  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth), .NWords(11), .ExtraW(1)) u_queue (
+  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth),
+                    .PayloadW(1 + weft_pkg::DescStoreAccBits)) u_queue (
     .clk_i,
     .rst_ni,
     .clear_i,
     .push_i,
     .push_idx_i,
     .push_deps_i,
-    .push_words_i,
-    .push_extra_i ((push_acc_i)),
+    .push_payload_i ({push_acc_i, push_desc_i}),
     .q_ready_o,
     .rptr_i,
     .rob_done_i,
     .err_valid_i,
     .err_idx_i,
-    .pop_i        (q_pop),
-    .head_valid_o (q_valid),
-    .head_idx_o   (h_idx),
-    .head_words_o (h_words),
-    .head_extra_o (h_extra),
-    .met_o        (met),
-    .order_ok_o   (order_ok),
-    .empty_o      (q_empty)
+    .pop_i          (q_pop),
+    .head_valid_o   (q_valid),
+    .head_idx_o     (h_idx),
+    .head_payload_o ({h_acc, h_sacc}),
+    .met_o          (met),
+    .order_ok_o     (order_ok),
+    .empty_o        (q_empty)
   );
-  for (genvar i = 2; i <= 12; i++) begin : g_hw
-    assign h_w[i] = h_words[(i-2)*32 +: 32];
-  end
-  logic h_acc;
-  assign h_acc = h_extra;
+  assign h_xfer = h_sacc[0 +: weft_pkg::DescTransferBits];
 
   logic start;
   assign start = (state_q == SIdle) && q_valid && met && order_ok && !hold_i;
@@ -308,7 +304,7 @@ module weft_cmd_store #(
         if (start) begin
           acc_d      = h_acc;
           idx_d      = h_idx;
-          host_d     = {h_w[3], h_w[2]};
+          host_d     = h_acc ? h_sacc.host_addr : h_xfer.host_addr;  // the same bits
           issued_d   = 1'b0;
           col_d      = '0;
           row_d      = '0;
@@ -319,29 +315,29 @@ module weft_cmd_store #(
           preq_d     = '0;
           prsp_d     = '0;
           if (h_acc) begin
-            hstride_d   = h_w[4];
-            rows_d      = h_w[5];
-            acc_addr_d  = AccAw'(h_w[6]);
-            rbytes_d    = h_w[8][2] ? h_w[7] : {h_w[7][29:0], 2'b00};
-            nbeats_m1_d = h_w[8][2] ? 3'd0 : 3'(({h_w[7][29:0], 2'b00} + 32'(BB - 1)) >> BbW) - 3'd1;
-            mode_d      = h_w[8][1:0];
-            pack_d      = h_w[8][2];
-            lparams_d   = h_w[8][3];
-            ptr_d       = h_w[9];
-            zp_d        = h_w[10];
-            amin_d      = h_w[11];
-            amax_d      = h_w[12];
+            hstride_d   = h_sacc.host_stride;
+            rows_d      = h_sacc.m;
+            acc_addr_d  = AccAw'(h_sacc.acc_addr);
+            rbytes_d    = h_sacc.pack ? h_sacc.n : {h_sacc.n[29:0], 2'b00};
+            nbeats_m1_d = h_sacc.pack ? 3'd0 : 3'(({h_sacc.n[29:0], 2'b00} + 32'(BB - 1)) >> BbW) - 3'd1;
+            mode_d      = h_sacc.mode;
+            pack_d      = h_sacc.pack;
+            lparams_d   = h_sacc.load_params;
+            ptr_d       = h_sacc.params_addr;
+            zp_d        = h_sacc.zp;
+            amin_d      = h_sacc.act_min;
+            amax_d      = h_sacc.act_max;
             // n <= Cols (SIZE at decode): its low ColIdxW+1 bits are n.
-            for (int c = 0; c < Cols; c++) ncols_d[c] = ((ColIdxW + 1)'(c) < h_w[7][ColIdxW:0]);
-            state_d     = h_w[8][3] ? SParams : SReq;
+            for (int c = 0; c < Cols; c++) ncols_d[c] = ((ColIdxW + 1)'(c) < h_sacc.n[ColIdxW:0]);
+            state_d     = h_sacc.load_params ? SParams : SReq;
           end else begin
-            rbytes_d   = h_w[4];
-            rows_d     = h_w[5];
-            hstride_d  = h_w[6];
-            rowbase_d  = h_w[7];
-            ptr_d      = h_w[7];
-            sstride_d  = h_w[8];
-            lines_m1_d = (h_w[4] >> BbW) - 32'd1;
+            rbytes_d   = h_xfer.row_bytes;
+            rows_d     = h_xfer.rows;
+            hstride_d  = h_xfer.host_stride;
+            rowbase_d  = h_xfer.spad_addr;
+            ptr_d      = h_xfer.spad_addr;
+            sstride_d  = h_xfer.spad_stride;
+            lines_m1_d = (h_xfer.row_bytes >> BbW) - 32'd1;
             state_d    = SReq;
           end
         end

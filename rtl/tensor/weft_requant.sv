@@ -2,7 +2,7 @@
 // for bit as weft::golden::postprocess() (sw/golden/include/weft/golden/quant.hpp):
 //
 //   x   = acc + bias                                   (INT32, wraps modulo 2^32)
-//   RqNone:  out = x
+//   RqInt32:  out = x
 //   else:    r   = requant(x)                          (mode below, saturated to INT32)
 //            out = clamp(r + zp, act_min, act_max)     (the sum in 33 bits: no overflow)
 //
@@ -19,7 +19,7 @@
 //
 // Pipeline (one register stage each; docs/requant.md has the derivations):
 //   1  x = acc + bias and |x|
-//   2  multiplier operands: TFLite x << left (or x) and mult; RqNone x and 1; ONNX float32(x)
+//   2  multiplier operands: TFLite x << left (or x) and mult; RqInt32 x and 1; ONNX float32(x)
 //      as a 24-bit mantissa and an exponent (leading-zero count, normalize, round to nearest
 //      even) and the scale's mantissa and exponent
 //   3  one 32x32 signed multiplier, shared by all modes (ONNX: the 24x24 mantissa product)
@@ -50,7 +50,7 @@ module weft_requant (
   input  logic [31:0] in_act_min_i,  // signed clamp bounds (output domain)
   input  logic [31:0] in_act_max_i,
   output logic        out_valid_o,
-  output logic [31:0] out_data_o     // RqNone: acc + bias; else clamp(sat32(requant) + zp, min, max)
+  output logic [31:0] out_data_o     // RqInt32: acc + bias; else clamp(sat32(requant) + zp, min, max)
 );
 
   // Cycles from in_valid_i to out_valid_o: the number of register stages below. The tensor unit
@@ -150,7 +150,7 @@ module weft_requant (
   //   TFLite double:  a = x << left (wraps), b = mult; shift right (0..31)
   //   TFLite single:  a = x, b = mult; shift <= 0: take p[63:31] and shift it by -shift;
   //                   shift > 0: shift p by 31 - shift (1..30)
-  //   RqNone:         a = x, b = 1; p shifted by 0 is x
+  //   RqInt32:         a = x, b = 1; p shifted by 0 is x
   //   ONNX:           a = mantissa of float32(x), b = mantissa of the scale (24 bits, leading
   //                   one at bit 23) and exponents ex, es: float32(x) = a * 2^(ex - 23),
   //                   scale = b * 2^(es - 23); the shift is found in stage 4
@@ -221,7 +221,7 @@ module weft_requant (
         s2_a_d = {8'd0, x_mant_rounded[24] ? 24'h80_0000 : x_mant_rounded[23:0]};
         s2_b_d = {8'd0, 1'b1, sc_frac};
       end
-      weft_pkg::RqNone: begin  // p = x, shifted by 0
+      weft_pkg::RqInt32: begin  // p = x, shifted by 0
         s2_b_d   = 32'd1;
         s2_amt_d = 5'd0;
       end
@@ -283,7 +283,7 @@ module weft_requant (
   //   TFLite double: v = SRDHM(x << left, mult) = floor((p + 2^30) / 2^31), saturated; s = right.
   //   TFLite single: floor((p + 2^(t-1)) / 2^t) with t = 31 - shift is q + p[t-1] for q = p >>> t:
   //     shift <= 0: v = p[63:31], e = p[30], s = -shift; shift > 0: v = p, e = 0, s = t.
-  //   RqNone: v = p = x, s = 0.
+  //   RqInt32: v = p = x, s = 0.
   //   ONNX: p (48 bits) is rounded to 24 bits (nearest even) as the float32 multiply does:
   //     M in [2^23, 2^24], product = M * 2^(E - 23). Then v = +-M * 2^7 and s = 30 - E:
   //     s < 0 (|product| >= 2^31) saturates, s > 31 (|product| <= 0.5) gives 0.
@@ -353,7 +353,7 @@ module weft_requant (
     unique case (s3_mode_q)
       weft_pkg::RqTfliteDouble: rs_up = rs_guard & (~rs_val[63] | rs_sticky);
       weft_pkg::RqOnnx:         rs_up = rs_guard & (rs_sticky | rs_shifted[1]);
-      default:                  rs_up = rs_guard;  // TFLite single; RqNone: s = 0, g = 0
+      default:                  rs_up = rs_guard;  // TFLite single; RqInt32: s = 0, g = 0
     endcase
 
     // Only a positive q can overflow by adding up.
@@ -382,7 +382,7 @@ module weft_requant (
   end
 
   // -------------------------------------------------------------------------------------------
-  // Stage 5: + zero point (33 bits, cannot overflow), clamp; RqNone passes x through
+  // Stage 5: + zero point (33 bits, cannot overflow), clamp; RqInt32 passes x through
   // -------------------------------------------------------------------------------------------
   logic [31:0] out_data_d, out_data_q;
   logic [31:0] zp, act_min, act_max;
@@ -398,7 +398,7 @@ module weft_requant (
     end else begin
       out_data_d = with_zp[31:0];
     end
-    if (s4_mode_q == weft_pkg::RqNone) out_data_d = s4_r_q;
+    if (s4_mode_q == weft_pkg::RqInt32) out_data_d = s4_r_q;
   end
 
   always_ff @(posedge clk_i) begin : p_stage5_regs

@@ -10,7 +10,8 @@ Usage:
   python3 scripts/regs/gen_regs.py [--out-dir DIR]   write the outputs under DIR (default: the repo)
   python3 scripts/regs/gen_regs.py --check           regenerate into a temporary directory and
                                                      compare with the committed files (exit 1 if
-                                                     they differ)
+                                                     they differ); also checks gen_desc.py's
+                                                     outputs (the descriptor format)
 
 The exporter is our own (not PeakRDL-regblock, whose hardware interface is a pair of struct
 ports): it supports exactly the field kinds below and rejects anything else, so a new kind of
@@ -30,11 +31,8 @@ the array name (win2_limit_hi_addr).
 
 from __future__ import annotations
 
-import argparse
-import difflib
 import re
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +44,10 @@ except ImportError:  # pragma: no cover
     sys.exit("gen_regs: systemrdl-compiler is not installed (pip install systemrdl-compiler; "
              "scripts/setup.sh does it)")
 
-REPO = Path(__file__).resolve().parents[2]
+import gen_desc
+import generated
+from generated import REPO
+
 SOURCE = "rtl/host/weft_regs.rdl"
 GENERATOR = "scripts/regs/gen_regs.py"
 INTRO = "scripts/regs/registers_intro.md"
@@ -865,63 +866,19 @@ def field_ports(f: Field) -> list[str]:
 def generate(out_dir: Path) -> list[Path]:
     title, regs = load(REPO / SOURCE)
     intro = (REPO / INTRO).read_text()
-    files = {
+    return generated.write({
         OUT_SV: gen_sv(title, regs),
         OUT_HPP: gen_hpp(title, regs),
         OUT_MD: gen_md(title, regs, intro),
-    }
-    written = []
-    for rel, text in files.items():
-        path = out_dir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        written.append(path)
-    return written
+    }, out_dir)
 
 
 def check() -> int:
-    with tempfile.TemporaryDirectory(prefix="weft-regs-") as tmp:
-        generate(Path(tmp))
-        stale = []
-        for rel in OUTPUTS:
-            new = (Path(tmp) / rel).read_text()
-            cur_path = REPO / rel
-            cur = cur_path.read_text() if cur_path.exists() else ""
-            if new != cur:
-                stale.append(rel)
-                diff = list(difflib.unified_diff(cur.splitlines(), new.splitlines(),
-                                                 f"{rel} (committed)", f"{rel} (from {SOURCE})",
-                                                 lineterm="", n=1))
-                print("\n".join(diff[:40]))
-                if len(diff) > 40:
-                    print(f"... ({len(diff) - 40} more diff lines)")
-    if stale:
-        print(f"gen_regs: out of date with {SOURCE}: {', '.join(stale)}")
-        print(f"gen_regs: run `python3 {GENERATOR}` and commit the result")
-        return 1
-    print(f"gen_regs: {', '.join(OUTPUTS)} match {SOURCE}")
-    return 0
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out-dir", type=Path, default=REPO,
-                    help="root under which the outputs are written (default: the repository)")
-    ap.add_argument("--check", action="store_true",
-                    help="regenerate into a temporary directory and compare with the repository")
-    args = ap.parse_args()
-    try:
-        if args.check:
-            return check()
-        for p in generate(args.out_dir.resolve()):
-            print(f"gen_regs: wrote {p}")
-        return 0
-    except GenError as e:
-        print(f"gen_regs: error: {e}", file=sys.stderr)
-        if e.__cause__ is not None:
-            print(f"gen_regs: {e.__cause__}", file=sys.stderr)
-        return 1
+    """The registers, and the descriptors (gen_desc.py): CTest regs.current runs this."""
+    regs_ok = generated.check("gen_regs", SOURCE, GENERATOR, OUTPUTS, generate)
+    desc_ok = gen_desc.check()
+    return regs_ok or desc_ok
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(generated.main(__doc__, "gen_regs", generate, check, (GenError,)))

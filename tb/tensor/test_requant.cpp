@@ -822,7 +822,7 @@ TEST(Requant, ZeroPointAndClampBounds) {
       }
     }
   }
-  // RqNone ignores all three.
+  // RqInt32 ignores all three.
   for (int i = 0; i < 200; ++i) {
     Input in = random_input(rng, Mode::kNone);
     in.act_min = uniform(rng, -10, 0);
@@ -870,7 +870,7 @@ TEST(Requant, AssertsOnTfliteShiftOutsideContract) {
       EXPECT_THROW(h.tick(), std::runtime_error) << mode_name(m) << " shift " << shift;
     }
   }
-  // The same codes are legal (ignored) in the ONNX and RqNone modes and when not valid; the
+  // The same codes are legal (ignored) in the ONNX and RqInt32 modes and when not valid; the
   // limits -31 and 30 are legal in the TFLite modes.
   Harness<Vvl_requant> h;
   h.reset();

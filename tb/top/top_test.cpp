@@ -737,7 +737,10 @@ TEST_F(WEFT_SUITE, PerfCountersMatchTheWork) {
   EXPECT_EQ(env->perf(kPerfMacs), static_cast<uint64_t>(g.m) * kt * kRows * kCols);
   EXPECT_EQ(env->perf(kPerfDescRetired), 5u);
   uint64_t loaded = 0;
-  for (int i = 0; i < 3; ++i) loaded += uint64_t{ds[i].w[4]} * ds[i].w[5];
+  for (int i = 0; i < 3; ++i) {
+    const auto x = ds[i].operands<Transfer2d>();
+    loaded += uint64_t{x.row_bytes} * x.rows;
+  }
   EXPECT_EQ(env->perf(kPerfDmaRdBytes), 5 * 64 + loaded);  // descriptors + LOADs
   EXPECT_EQ(env->perf(kPerfDmaWrBytes), static_cast<uint64_t>(g.m) * out_row_bytes(g));
   const uint64_t cycles = env->perf(kPerfCycles);
@@ -1194,35 +1197,35 @@ struct RefDevice {
   static int32_t operand(uint8_t b, bool is_signed) { return is_signed ? static_cast<int8_t>(b) : b; }
 
   void exec(const Descriptor& d, sim::HostMemory& host) {
-    const auto& w = d.w;
     switch (d.opcode()) {
       case Opcode::kLoad:
       case Opcode::kStoreSpad: {
-        const uint64_t h = (uint64_t{w[3]} << 32) | w[2];
-        const uint32_t lines = w[4] / kBB;
-        for (uint32_t r = 0; r < w[5]; ++r)
+        const auto x = d.operands<Transfer2d>();
+        const uint32_t lines = x.row_bytes / kBB;
+        for (uint32_t r = 0; r < x.rows; ++r)
           for (uint32_t c = 0; c < lines; ++c) {
-            auto& line = spad[w[7] + r * w[8] + c];
-            const uint64_t a = h + uint64_t{r} * w[6] + c * kBB;
+            auto& line = spad[x.spad_addr + r * x.spad_stride + c];
+            const uint64_t a = x.host_addr + uint64_t{r} * x.host_stride + c * kBB;
             if (d.opcode() == Opcode::kLoad) host.read(a, line.data(), kBB);
             else host.write(a, line.data(), kBB);
           }
         break;
       }
       case Opcode::kCompute: {
-        const bool accu = w[11] & 1, as = w[11] & 2, ws = w[11] & 4;
-        const int32_t za = operand(static_cast<uint8_t>(w[11] >> 8), as);
-        const int32_t zw = operand(static_cast<uint8_t>(w[11] >> 16), ws);
-        const uint32_t m = w[8], k = w[9], kt = (k + kRows - 1) / kRows;
+        const auto x = d.operands<ComputeArgs>();
+        const bool as = x.a_signed, ws = x.w_signed;
+        const int32_t za = operand(x.a_zp, as);
+        const int32_t zw = operand(x.w_zp, ws);
+        const uint32_t kt = (x.k + kRows - 1) / kRows;
         for (uint32_t t = 0; t < kt; ++t) {
-          const uint32_t rt = std::min<uint32_t>(kRows, k - t * kRows);
-          for (uint32_t j = 0; j < m; ++j) {
-            const auto& aline = spad[w[2] + t * w[4] + j * w[3]];
-            auto& row = acc[w[10] + j];
+          const uint32_t rt = std::min<uint32_t>(kRows, x.k - t * kRows);
+          for (uint32_t j = 0; j < x.m; ++j) {
+            const auto& aline = spad[x.a_addr + t * x.a_tile_stride + j * x.a_row_stride];
+            auto& row = acc[x.acc_addr + j];
             for (int c = 0; c < kCols; ++c) {
-              uint32_t sum = (t == 0 && !accu) ? 0u : static_cast<uint32_t>(row[c]);
+              uint32_t sum = (t == 0 && !x.accumulate) ? 0u : static_cast<uint32_t>(row[c]);
               for (uint32_t r = 0; r < rt; ++r) {
-                const auto& wline = spad[w[5] + t * w[7] + r * w[6]];
+                const auto& wline = spad[x.w_addr + t * x.w_tile_stride + r * x.w_row_stride];
                 sum += static_cast<uint32_t>((operand(aline[r], as) - za) * (operand(wline[c], ws) - zw));
               }
               row[c] = static_cast<int32_t>(sum);
@@ -1232,27 +1235,26 @@ struct RefDevice {
         break;
       }
       case Opcode::kStoreAcc: {
-        const uint64_t h = (uint64_t{w[3]} << 32) | w[2];
-        const bool pack = w[8] & 4, load = w[8] & 8;
-        if (load) {
+        const auto x = d.operands<StoreAccArgs>();
+        if (x.load_params) {
           for (int c = 0; c < kCols; ++c)
-            for (int i = 0; i < 3; ++i) std::memcpy(&pc[3 * c + i], spad[w[9] + c].data() + 4 * i, 4);
+            for (int i = 0; i < 3; ++i) std::memcpy(&pc[3 * c + i], spad[x.params_addr + c].data() + 4 * i, 4);
         }
         golden::OutputParams out;
-        out.mode = static_cast<golden::RequantMode>(w[8] & 3);
-        out.zero_point = static_cast<int32_t>(w[10]);
-        out.act_min = static_cast<int32_t>(w[11]);
-        out.act_max = static_cast<int32_t>(w[12]);
-        for (uint32_t j = 0; j < w[5]; ++j)
-          for (uint32_t c = 0; c < w[7]; ++c) {
+        out.mode = static_cast<golden::RequantMode>(x.mode);
+        out.zero_point = x.zp;
+        out.act_min = x.act_min;
+        out.act_max = x.act_max;
+        for (uint32_t j = 0; j < x.m; ++j)
+          for (uint32_t c = 0; c < x.n; ++c) {
             golden::ChannelParams ch;
             ch.bias = static_cast<int32_t>(pc[3 * c]);
             ch.multiplier = static_cast<int32_t>(pc[3 * c + 1]);
             std::memcpy(&ch.scale, &pc[3 * c + 1], 4);
             ch.shift = static_cast<int32_t>(weft::tb::sext(pc[3 * c + 2], 6));
-            const int32_t v = golden::postprocess(acc[w[6] + j][c], ch, out);
-            const uint64_t a = h + uint64_t{j} * w[4];
-            if (pack) host.store<uint8_t>(a + c, static_cast<uint8_t>(v));
+            const int32_t v = golden::postprocess(acc[x.acc_addr + j][c], ch, out);
+            const uint64_t a = x.host_addr + uint64_t{j} * x.host_stride;
+            if (x.pack) host.store<uint8_t>(a + c, static_cast<uint8_t>(v));
             else host.store<uint32_t>(a + 4 * c, static_cast<uint32_t>(v));
           }
         break;

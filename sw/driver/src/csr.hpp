@@ -52,7 +52,7 @@ inline constexpr uint32_t kIdMagic = r::id::kMagicReset;
 
 inline constexpr uint32_t kCtrlEnable = r::ctrl::kEnableMask;
 inline constexpr uint32_t kCtrlQreset = r::ctrl::kQresetMask;
-inline constexpr uint32_t kCtrlPerfClear = 1u << r::ctrl::kPerfClearShift;
+inline constexpr uint32_t kCtrlPerfClear = r::ctrl::kPerfClearMask;
 inline constexpr uint32_t kStatusIdle = r::status::kIdleMask;
 inline constexpr uint32_t kStatusError = r::status::kErrorMask;
 inline constexpr uint32_t kStatusResetBusy = r::status::kResetBusyMask;

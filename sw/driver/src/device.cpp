@@ -96,25 +96,6 @@ const char* meaning(ErrorCode c) {
   }
 }
 
-const char* op_name(uint8_t op) {
-  switch (static_cast<Opcode>(op)) {
-    case Opcode::kNop:
-      return "NOP";
-    case Opcode::kFence:
-      return "FENCE";
-    case Opcode::kLoad:
-      return "LOAD";
-    case Opcode::kStoreSpad:
-      return "STORE_SPAD";
-    case Opcode::kCompute:
-      return "COMPUTE";
-    case Opcode::kStoreAcc:
-      return "STORE_ACC";
-    case Opcode::kSimtLaunch:
-      return "SIMT_LAUNCH";
-  }
-  return "unknown opcode";
-}
 
 // What ERR_ADDR holds for `code`: the first bad column for PARAM, a host address otherwise.
 std::string where(ErrorCode code, uint64_t err_addr, const char* lead) {
@@ -486,7 +467,7 @@ void DeviceImpl::throw_device_error(const DeviceError& e, const std::string& not
                     ". Fix the kernel or its launch, then call Queue::reset()");
   }
   throw Error(e.code, index, e.address,
-              "descriptor " + std::to_string(index) + " (" + op_name(d.w[0] & 0xff) +
+              "descriptor " + std::to_string(index) + " (" + std::string(opcode_name(d.opcode())) +
                   ") stopped the queue" +
                   where(e.code, e.address, " at ") + ": " +
                   meaning(e.code) + (e.link.empty() ? std::string() : " (link: " + e.link + ")") +

@@ -40,8 +40,8 @@ enum class Engine { kNone, kLoad, kCompute, kStore, kSimt };
 // model's default): a hung kernel cannot hang the host.
 constexpr uint64_t kRefMaxIssues = 50'000'000;
 
-Engine engine_of(uint8_t op) {
-  switch (static_cast<Opcode>(op)) {
+Engine engine_of(Opcode op) {
+  switch (op) {
     case Opcode::kLoad:
       return Engine::kLoad;
     case Opcode::kCompute:
@@ -401,7 +401,7 @@ class RefDevice final : public Backend {
 
   Check validate(const Descriptor& d, uint32_t index) const {
     if (d.seq() != index) return {ErrorCode::kSeq, 0};
-    const auto op = static_cast<Opcode>(d.w[0] & 0xff);
+    const Opcode op = d.opcode();
     const uint64_t half = acc_rows_ / 2;
     switch (op) {
       case Opcode::kNop:
@@ -409,8 +409,9 @@ class RefDevice final : public Backend {
         return {};
       case Opcode::kLoad:
       case Opcode::kStoreSpad: {
-        const uint64_t addr = d.w[2] | (uint64_t{d.w[3]} << 32);
-        const uint64_t rb = d.w[4], rows = d.w[5], hs = d.w[6], sa = d.w[7], ss = d.w[8];
+        const auto x = d.operands<Transfer2d>();
+        const uint64_t addr = x.host_addr, rb = x.row_bytes, rows = x.rows, hs = x.host_stride;
+        const uint64_t sa = x.spad_addr, ss = x.spad_stride;
         if (rb == 0 || rb > kMax20 || rows == 0 || rows > kMax20) return {ErrorCode::kSize, 0};
         if (addr % bus_ || rb % bus_ || hs % bus_) return {ErrorCode::kAlign, addr};
         if (!in_one_region(sa, sa + (rows - 1) * ss + rb / bus_ - 1, op == Opcode::kStoreSpad)) {
@@ -419,32 +420,38 @@ class RefDevice final : public Backend {
         return check_2d(addr, rb, rows, hs, op == Opcode::kStoreSpad);
       }
       case Opcode::kCompute: {
-        const uint64_t m = d.w[8], k = d.w[9], acc = d.w[10];
+        const auto c = d.operands<ComputeArgs>();
+        const uint64_t m = c.m, k = c.k, acc = c.acc_addr;
         if (m == 0 || m > half || k == 0 || k > kMax20) return {ErrorCode::kSize, 0};
         if (acc >= acc_rows_ || acc % half + m > half) return {ErrorCode::kAccRange, 0};
         const uint64_t kt = (k + rows_ - 1) / rows_;
         uint64_t max_line = 0;
         for (uint64_t t = (kt >= 2 ? kt - 2 : 0); t < kt; ++t) {
           const uint64_t kr = std::min<uint64_t>(rows_, k - t * rows_);
-          max_line = std::max(max_line, uint64_t{d.w[5]} + t * d.w[7] + (kr - 1) * d.w[6]);
-          max_line = std::max(max_line, uint64_t{d.w[2]} + t * d.w[4] + (m - 1) * d.w[3]);
+          max_line = std::max(max_line, uint64_t{c.w_addr} + t * c.w_tile_stride +
+                                            (kr - 1) * c.w_row_stride);
+          max_line = std::max(max_line, uint64_t{c.a_addr} + t * c.a_tile_stride +
+                                            (m - 1) * c.a_row_stride);
         }
         if (max_line >= spad_lines_) return {ErrorCode::kSpadRange, 0};
         return {};
       }
       case Opcode::kStoreAcc: {
-        const uint64_t addr = d.w[2] | (uint64_t{d.w[3]} << 32);
-        const uint64_t hs = d.w[4], m = d.w[5], acc = d.w[6], n = d.w[7];
-        const bool pack = d.w[8] & 4, load = d.w[8] & 8;
+        const auto s = d.operands<StoreAccArgs>();
+        const uint64_t addr = s.host_addr, hs = s.host_stride, m = s.m, acc = s.acc_addr, n = s.n;
         if (m == 0 || m > half || n == 0 || n > cols_) return {ErrorCode::kSize, 0};
         if (addr % bus_ || hs % bus_) return {ErrorCode::kAlign, addr};
         if (acc >= acc_rows_ || acc % half + m > half) return {ErrorCode::kAccRange, 0};
-        if (load && uint64_t{d.w[9]} + cols_ > spad_lines_) return {ErrorCode::kSpadRange, 0};
-        return check_2d(addr, pack ? n : 4 * n, m, hs, true);
+        if (s.load_params && uint64_t{s.params_addr} + cols_ > spad_lines_) {
+          return {ErrorCode::kSpadRange, 0};
+        }
+        return check_2d(addr, s.pack ? n : 4 * n, m, hs, true);
       }
       case Opcode::kSimtLaunch: {
         if (!simt_warps_) return {ErrorCode::kOpcode, 0};
-        const uint64_t warps = d.w[3], tpw = d.w[4], top = d.w[7], size = d.w[8];
+        const auto l = d.operands<SimtLaunch>();
+        const uint64_t warps = l.num_warps, tpw = l.threads_per_warp;
+        const uint64_t top = l.stack_top, size = l.stack_size;
         if (warps == 0 || warps > simt_warps_ || tpw == 0 || tpw > simt_threads_) {
           return {ErrorCode::kSize, 0};
         }
@@ -485,7 +492,7 @@ class RefDevice final : public Backend {
 
   // Executes one descriptor; returns an error for bus faults (SLVERR/DECERR).
   Check execute(const Descriptor& d) {
-    const auto op = static_cast<Opcode>(d.w[0] & 0xff);
+    const Opcode op = d.opcode();
     switch (op) {
       case Opcode::kNop:
       case Opcode::kFence:
@@ -494,8 +501,10 @@ class RefDevice final : public Backend {
       case Opcode::kLoad:
       case Opcode::kStoreSpad: {
         const bool store = op == Opcode::kStoreSpad;
-        const uint64_t addr = d.w[2] | (uint64_t{d.w[3]} << 32);
-        const uint32_t rb = d.w[4], rows = d.w[5], hs = d.w[6], sa = d.w[7], ss = d.w[8];
+        const auto x = d.operands<Transfer2d>();
+        const uint64_t addr = x.host_addr;
+        const uint32_t rb = x.row_bytes, rows = x.rows, hs = x.host_stride;
+        const uint32_t sa = x.spad_addr, ss = x.spad_stride;
         const uint64_t beats = uint64_t{rows} * (rb / bus_);
         cost_ += 16 + beats;
         perf_[store ? kStoreBusy : kLoadBusy] += 16 + beats;
@@ -529,18 +538,19 @@ class RefDevice final : public Backend {
     gs::Config cfg;
     cfg.dmem_bytes = static_cast<uint32_t>(dmem_.size());
     cfg.imem_bytes = static_cast<uint32_t>(imem_.size());
-    cfg.max_warp_issues = d.w[9] ? d.w[9] : kRefMaxIssues;
+    const auto launch = d.operands<SimtLaunch>();
+    cfg.max_warp_issues = launch.max_issues ? launch.max_issues : kRefMaxIssues;
     gs::Machine m(cfg);
     m.dmem() = dmem_;
     m.load_imem_bytes(0, imem_);
     gs::Launch l;
-    l.entry_pc = d.w[2];
-    l.num_warps = d.w[3];
-    l.threads_per_warp = d.w[4];
-    l.block_id = d.w[5];
-    l.arg_ptr = d.w[6];
-    l.stack_top = d.w[7];
-    l.stack_size_per_thread = d.w[8];
+    l.entry_pc = launch.pc;
+    l.num_warps = launch.num_warps;
+    l.threads_per_warp = launch.threads_per_warp;
+    l.block_id = launch.block_id;
+    l.arg_ptr = launch.arg_ptr;
+    l.stack_top = launch.stack_top;
+    l.stack_size_per_thread = launch.stack_size;
     const gs::Result r = m.run(l);
     dmem_ = m.dmem();
     const uint64_t issues = r.total_issues();
@@ -560,13 +570,14 @@ class RefDevice final : public Backend {
   }
 
   void compute(const Descriptor& d) {
-    const uint32_t a_addr = d.w[2], a_rs = d.w[3], a_ts = d.w[4];
-    const uint32_t w_addr = d.w[5], w_rs = d.w[6], w_ts = d.w[7];
-    const uint32_t m = d.w[8], k = d.w[9], acc_addr = d.w[10];
-    const bool accumulate = d.w[11] & 1, a_signed = d.w[11] & 2, w_signed = d.w[11] & 4;
+    const auto c = d.operands<ComputeArgs>();
+    const uint32_t a_addr = c.a_addr, a_rs = c.a_row_stride, a_ts = c.a_tile_stride;
+    const uint32_t w_addr = c.w_addr, w_rs = c.w_row_stride, w_ts = c.w_tile_stride;
+    const uint32_t m = c.m, k = c.k, acc_addr = c.acc_addr;
+    const bool accumulate = c.accumulate, a_signed = c.a_signed, w_signed = c.w_signed;
     const auto zp = [](bool s, uint32_t b) { return s ? int32_t(int8_t(b)) : int32_t(b & 0xff); };
-    const golden::OperandType at{a_signed, zp(a_signed, d.w[11] >> 8)};
-    const golden::OperandType wt{w_signed, zp(w_signed, d.w[11] >> 16)};
+    const golden::OperandType at{a_signed, zp(a_signed, c.a_zp)};
+    const golden::OperandType wt{w_signed, zp(w_signed, c.w_zp)};
     const uint32_t kt = (k + rows_ - 1) / rows_;
     std::vector<int32_t> a, w;
     for (uint32_t t = 0; t < kt; ++t) {
@@ -624,17 +635,18 @@ class RefDevice final : public Backend {
   }
 
   Check store_acc(const Descriptor& d) {
-    const uint64_t addr = d.w[2] | (uint64_t{d.w[3]} << 32);
-    const uint32_t hs = d.w[4], m = d.w[5], acc_addr = d.w[6], n = d.w[7];
-    const auto mode = static_cast<golden::RequantMode>(d.w[8] & 3);
-    const bool pack = d.w[8] & 4, load = d.w[8] & 8;
+    const auto s = d.operands<StoreAccArgs>();
+    const uint64_t addr = s.host_addr;
+    const uint32_t hs = s.host_stride, m = s.m, acc_addr = s.acc_addr, n = s.n;
+    const auto mode = static_cast<golden::RequantMode>(s.mode);
+    const bool pack = s.pack, load = s.load_params;
     const uint32_t row_bytes = pack ? n : 4 * n;
     const uint64_t beats = uint64_t{m} * ((row_bytes + bus_ - 1) / bus_);
     cost_ += 16 + beats;
     perf_[kStoreBusy] += 16 + beats;
     perf_[kWrBytes] += uint64_t{m} * row_bytes;
     if (load) {
-      for (uint32_t c = 0; c < cols_; ++c) std::memcpy(&params_[c], line(d.w[9] + c), 16);
+      for (uint32_t c = 0; c < cols_; ++c) std::memcpy(&params_[c], line(s.params_addr + c), 16);
     }
     // PARAM: a TFLite mode uses the shifts of columns c < n, which must lie in [-31, 30]; the
     // 6-bit field also holds -32 and 31. Found before any row is stored (the parameters stay
@@ -652,9 +664,9 @@ class RefDevice final : public Backend {
     if (Check f = bus_fault(addr, row_bytes, m, hs, true); f.code != ErrorCode::kNone) return f;
     golden::OutputParams out;
     out.mode = mode;
-    out.zero_point = static_cast<int32_t>(d.w[10]);
-    out.act_min = static_cast<int32_t>(d.w[11]);
-    out.act_max = static_cast<int32_t>(d.w[12]);
+    out.zero_point = s.zp;
+    out.act_min = s.act_min;
+    out.act_max = s.act_max;
     std::vector<uint8_t> bytes(row_bytes);
     for (uint32_t j = 0; j < m; ++j) {
       const int32_t* row = acc_row(acc_addr, j);
@@ -726,7 +738,7 @@ class RefDevice final : public Backend {
         pending_index_ = index;
         return;
       }
-      rob_.push_back({index, d, engine_of(d.w[0] & 0xff)});
+      rob_.push_back({index, d, engine_of(d.opcode())});
       ++head_;
     }
   }
@@ -742,12 +754,12 @@ class RefDevice final : public Backend {
     for (size_t i = 0; i < pos; ++i) {
       const Slot& e = rob_[i];
       if (e.done) continue;
-      if (static_cast<Opcode>(e.d.w[0] & 0xff) == Opcode::kFence) return false;
+      if (e.d.opcode() == Opcode::kFence) return false;
       const uint8_t f = s.d.flags();
       if ((f & kFlagWaitLoad) && e.engine == Engine::kLoad) return false;
       if ((f & kFlagWaitCompute) && e.engine == Engine::kCompute) return false;
       if ((f & kFlagWaitStore) && e.engine == Engine::kStore) return false;
-      if (static_cast<Opcode>(s.d.w[0] & 0xff) == Opcode::kFence) return false;
+      if (s.d.opcode() == Opcode::kFence) return false;
     }
     for (int slot = 0; slot < 2; ++slot) {
       const uint8_t back = s.d.dep(slot);

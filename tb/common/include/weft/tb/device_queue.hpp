@@ -16,15 +16,15 @@
 
 namespace weft::tb {
 
-// Status and control bits (docs/registers.md).
-inline constexpr uint32_t kCtrlEnable = 1u << 0;
-inline constexpr uint32_t kCtrlQreset = 1u << 1;
-inline constexpr uint32_t kCtrlPerfClear = 1u << 2;
-inline constexpr uint32_t kStatusIdle = 1u << 0;
-inline constexpr uint32_t kStatusError = 1u << 1;
-inline constexpr uint32_t kStatusResetBusy = 1u << 2;
-inline constexpr uint32_t kIrqDone = 1u << 0;
-inline constexpr uint32_t kIrqError = 1u << 1;
+// Status and control bits, by the names the tests use; the values are weft/regs.hpp's.
+inline constexpr uint32_t kCtrlEnable = regs::ctrl::kEnableMask;
+inline constexpr uint32_t kCtrlQreset = regs::ctrl::kQresetMask;
+inline constexpr uint32_t kCtrlPerfClear = regs::ctrl::kPerfClearMask;
+inline constexpr uint32_t kStatusIdle = regs::status::kIdleMask;
+inline constexpr uint32_t kStatusError = regs::status::kErrorMask;
+inline constexpr uint32_t kStatusResetBusy = regs::status::kResetBusyMask;
+inline constexpr uint32_t kIrqDone = regs::irq_status::kDoneMask;
+inline constexpr uint32_t kIrqError = regs::irq_status::kErrorMask;
 
 template <class Env>
 class DeviceQueue {
@@ -34,7 +34,7 @@ class DeviceQueue {
     env().wr(regs::kWinBaseHi[i], static_cast<uint32_t>(base >> 32));
     env().wr(regs::kWinLimitLo[i], static_cast<uint32_t>(limit));
     env().wr(regs::kWinLimitHi[i], static_cast<uint32_t>(limit >> 32));
-    env().wr(regs::kWinCtrl[i], (read ? 1u : 0u) | (write ? 2u : 0u));
+    env().wr(regs::kWinCtrl[i], (read ? regs::win_ctrl::kReadMask : 0u) | (write ? regs::win_ctrl::kWriteMask : 0u));
   }
 
   // Ring of 2^log2 entries at `base`, completion record at `cpl` (0: none); enables the queue.

@@ -63,29 +63,27 @@ module weft_dma_check #(
   } state_e;
 
   state_e          state_q, state_d;
-  logic [SelW-1:0] sel_q, sel_d, ptr_q, ptr_d;
+  logic [SelW-1:0] sel_q, sel_d;
   logic [63:0]     addr_q, addr_d;
   logic [31:0]     rb_q, rb_d, rows_q, rows_d, stride_q, stride_d;
   logic            wr_q, wr_d;
   logic [31:0]     pp0_q, pp0_d, pp1_q, pp1_d, pp2_q, pp2_d, pp3_q, pp3_d;  // partial products
   logic [65:0]     last_q, last_d;  // address of the extent's last byte, 66 bits (overflow)
 
-  // Round-robin pick: the first valid client at or after ptr_q, else the first valid one.
-  logic [SelW-1:0] pick;
-  logic            any;
-  always_comb begin : p_pick
-    pick = '0;
-    any  = 1'b0;
-    for (int i = NumCh - 1; i >= 0; i--) begin
-      if (req_valid_i[i]) begin
-        pick = SelW'(i);
-        any  = 1'b1;
-      end
-    end
-    for (int i = NumCh - 1; i >= 0; i--) begin
-      if (req_valid_i[i] && SelW'(i) >= ptr_q) pick = SelW'(i);
-    end
-  end
+  // Round-robin pick (weft_rr_pick), taken when the checker is idle.
+  logic [SelW-1:0]  pick;
+  logic             any;
+  logic [NumCh-1:0] unused_onehot;
+  weft_rr_pick #(.N(NumCh)) u_pick (
+    .clk_i,
+    .rst_ni,
+    .req_i     (req_valid_i),
+    .any_o     (any),
+    .idx_o     (pick),
+    .onehot_o  (unused_onehot),
+    .adv_i     (state_q == StIdle && any),
+    .adv_idx_i (pick)
+  );
 
   // (rows-1) * stride from four 16x16 products (one DSP each on ECP5).
   logic [31:0] rm1;
@@ -140,7 +138,6 @@ module weft_dma_check #(
   always_comb begin : p_next
     state_d  = state_q;
     sel_d    = sel_q;
-    ptr_d    = ptr_q;
     addr_d   = addr_q;
     rb_d     = rb_q;
     rows_d   = rows_q;
@@ -156,7 +153,6 @@ module weft_dma_check #(
         if (any) begin
           state_d  = StMul;
           sel_d    = pick;
-          ptr_d    = (pick == SelW'(NumCh - 1)) ? '0 : pick + 1'b1;
           addr_d   = '0;
           rb_d     = '0;
           rows_d   = '0;
@@ -196,7 +192,6 @@ module weft_dma_check #(
     if (!rst_ni) begin
       state_q  <= StIdle;
       sel_q    <= '0;
-      ptr_q    <= '0;
       addr_q   <= '0;
       rb_q     <= '0;
       rows_q   <= '0;
@@ -210,7 +205,6 @@ module weft_dma_check #(
     end else begin
       state_q  <= state_d;
       sel_q    <= sel_d;
-      ptr_q    <= ptr_d;
       addr_q   <= addr_d;
       rb_q     <= rb_d;
       rows_q   <= rows_d;

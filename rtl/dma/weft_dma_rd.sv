@@ -136,23 +136,22 @@ module weft_dma_rd #(
   logic [AddrW-1:0] ar_addr_q, ar_addr_d;
   logic [7:0]       ar_len_q, ar_len_d;
   logic [IdW-1:0]   ar_id_q, ar_id_d;
-  logic [SelW-1:0]  ptr_q, ptr_d, pick;
+  logic [SelW-1:0]  pick;
+  logic [NumRd-1:0] unused_onehot;
   logic [OutW-1:0]  out_q, out_d;  // bursts in the AR slot or in flight
   logic             any, load, rlast_done;
 
-  always_comb begin : p_pick
-    pick = '0;
-    any  = 1'b0;
-    for (int i = NumRd - 1; i >= 0; i--) begin
-      if (b_valid[i]) begin
-        pick = SelW'(i);
-        any  = 1'b1;
-      end
-    end
-    for (int i = NumRd - 1; i >= 0; i--) begin
-      if (b_valid[i] && SelW'(i) >= ptr_q) pick = SelW'(i);
-    end
-  end
+  // Round-robin between the clients' next bursts (weft_rr_pick); moves on when one is loaded.
+  weft_rr_pick #(.N(NumRd)) u_pick (
+    .clk_i,
+    .rst_ni,
+    .req_i     (b_valid),
+    .any_o     (any),
+    .idx_o     (pick),
+    .onehot_o  (unused_onehot),
+    .adv_i     (load),
+    .adv_idx_i (pick)
+  );
 
   assign load = any && (!ar_valid_q || m_axi_arready) && (out_q != OutW'(MaxRdOut));
 
@@ -161,12 +160,10 @@ module weft_dma_rd #(
     ar_addr_d  = ar_addr_q;
     ar_len_d   = ar_len_q;
     ar_id_d    = ar_id_q;
-    ptr_d      = ptr_q;
     b_pop      = '0;
     if (load) begin
       ar_valid_d = 1'b1;
       ar_id_d    = IdW'(pick);
-      ptr_d      = (pick == SelW'(NumRd - 1)) ? '0 : pick + 1'b1;
       for (int i = 0; i < NumRd; i++) begin
         if (pick == SelW'(i)) begin
           b_pop[i]  = 1'b1;
@@ -191,14 +188,12 @@ module weft_dma_rd #(
       ar_addr_q  <= '0;
       ar_len_q   <= '0;
       ar_id_q    <= '0;
-      ptr_q      <= '0;
       out_q      <= '0;
     end else begin
       ar_valid_q <= ar_valid_d;
       ar_addr_q  <= ar_addr_d;
       ar_len_q   <= ar_len_d;
       ar_id_q    <= ar_id_d;
-      ptr_q      <= ptr_d;
       out_q      <= out_d;
     end
   end

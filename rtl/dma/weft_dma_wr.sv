@@ -139,7 +139,8 @@ module weft_dma_wr #(
   logic [AddrW-1:0] aw_addr_q, aw_addr_d;
   logic [7:0]       aw_len_q, aw_len_d;
   logic [IdW-1:0]   aw_id_q, aw_id_d;
-  logic [SelW-1:0]  ptr_q, ptr_d, pick;
+  logic [SelW-1:0]  pick;
+  logic [NumWr-1:0] unused_onehot;
   logic [NumWr-1:0] cand;
   logic             any, load, aw_free;
   logic             wq_in_ready, wq_valid, wq_pop;
@@ -155,19 +156,17 @@ module weft_dma_wr #(
     end
   end
 
-  always_comb begin : p_pick
-    pick = '0;
-    any  = 1'b0;
-    for (int i = NumWr - 1; i >= 0; i--) begin
-      if (cand[i]) begin
-        pick = SelW'(i);
-        any  = 1'b1;
-      end
-    end
-    for (int i = NumWr - 1; i >= 0; i--) begin
-      if (cand[i] && SelW'(i) >= ptr_q) pick = SelW'(i);
-    end
-  end
+  // Round-robin between the clients that can issue (weft_rr_pick); moves on with every issue.
+  weft_rr_pick #(.N(NumWr)) u_pick (
+    .clk_i,
+    .rst_ni,
+    .req_i     (cand),
+    .any_o     (any),
+    .idx_o     (pick),
+    .onehot_o  (unused_onehot),
+    .adv_i     (load),
+    .adv_idx_i (pick)
+  );
 
   assign load = any;
 
@@ -176,11 +175,9 @@ module weft_dma_wr #(
     aw_addr_d  = aw_addr_q;
     aw_len_d   = aw_len_q;
     aw_id_d    = aw_id_q;
-    ptr_d      = ptr_q;
     b_pop      = '0;
     wq_in      = '0;
     if (load) begin
-      ptr_d = (pick == SelW'(NumWr - 1)) ? '0 : pick + 1'b1;
       for (int i = 0; i < NumWr; i++) begin
         if (pick == SelW'(i)) begin
           b_pop[i] = 1'b1;
@@ -217,14 +214,12 @@ module weft_dma_wr #(
       aw_addr_q  <= '0;
       aw_len_q   <= '0;
       aw_id_q    <= '0;
-      ptr_q      <= '0;
       aw_out_q   <= '0;
     end else begin
       aw_valid_q <= aw_valid_d;
       aw_addr_q  <= aw_addr_d;
       aw_len_q   <= aw_len_d;
       aw_id_q    <= aw_id_d;
-      ptr_q      <= ptr_d;
       aw_out_q   <= aw_out_d;
     end
   end

@@ -122,41 +122,12 @@ module weft_dma_rd #(
   assign busy_o = |ch_busy;
 
   // ---------------------------------------------------------------------------- AR stage
-  logic [SelW-1:0]  pick;
-  logic [NumRd-1:0] pick_oh;
-  logic [OutW-1:0]  out_q, out_d;  // bursts in the AR slot or in flight
-  logic             any, load, ar_free, rlast_done;
-  logic [AddrW-1:0] load_addr;
-  logic [LenW-1:0]  load_len;
-
-  // Round-robin between the clients' next bursts (weft_rr_pick); moves on when one is loaded.
-  weft_rr_pick #(.N(NumRd)) u_pick (
-    .clk_i,
-    .rst_ni,
-    .req_i     (b_valid),
-    .any_o     (any),
-    .idx_o     (pick),
-    .onehot_o  (pick_oh),
-    .adv_i     (load),
-    .adv_idx_i (pick)
-  );
-
-  assign load = any && ar_free && (out_q != OutW'(MaxRdOut));
-
-  always_comb begin : p_load
-    b_pop     = '0;
-    load_addr = '0;
-    load_len  = '0;
-    for (int i = 0; i < NumRd; i++) begin
-      if (pick_oh[i]) begin
-        b_pop[i]  = load;
-        load_addr = b_addr[i*64 +: AddrW];
-        load_len  = b_len[i*LenW +: LenW];
-      end
-    end
-  end
+  logic [SelW-1:0] pick;
+  logic [OutW-1:0] out_q, out_d;  // bursts in the AR slot or in flight
+  logic            load, rlast_done;
 
   weft_dma_ax #(
+    .N        (NumRd),
     .AddrW    (AddrW),
     .IdW      (IdW),
     .BusBytes (BusBytes),
@@ -164,21 +135,27 @@ module weft_dma_rd #(
   ) u_ar (
     .clk_i,
     .rst_ni,
-    .load_i      (load),
-    .load_id_i   (IdW'(pick)),
-    .load_addr_i (load_addr),
-    .load_len_i  (load_len),
-    .free_o      (ar_free),
-    .ax_valid_o  (m_axi_arvalid),
-    .ax_ready_i  (m_axi_arready),
-    .ax_id_o     (m_axi_arid),
-    .ax_addr_o   (m_axi_araddr),
-    .ax_len_o    (m_axi_arlen),
-    .ax_size_o   (m_axi_arsize),
-    .ax_burst_o  (m_axi_arburst),
-    .ax_cache_o  (m_axi_arcache),
-    .ax_prot_o   (m_axi_arprot)
+    .burst_valid_i (b_valid),
+    .burst_drop_i  ('0),
+    .burst_addr_i  (b_addr),
+    .burst_len_i   (b_len),
+    .ok_i          (out_q != OutW'(MaxRdOut)),
+    .burst_pop_o   (b_pop),
+    .pop_idx_o     (pick),
+    .ax_load_o     (load),
+    .ax_valid_o    (m_axi_arvalid),
+    .ax_ready_i    (m_axi_arready),
+    .ax_id_o       (m_axi_arid),
+    .ax_addr_o     (m_axi_araddr),
+    .ax_len_o      (m_axi_arlen),
+    .ax_size_o     (m_axi_arsize),
+    .ax_burst_o    (m_axi_arburst),
+    .ax_cache_o    (m_axi_arcache),
+    .ax_prot_o     (m_axi_arprot)
   );
+
+  logic unused_pick;
+  assign unused_pick = ^pick;
 
   assign rlast_done = r_valid && r_ready && r_last;
 

@@ -126,53 +126,16 @@ module weft_dma_wr #(
 
   // ---------------------------------------------------------------------------- issue stage
   logic [SelW-1:0]  pick;
-  logic [NumWr-1:0] cand, pick_oh;
-  logic             any, load, aw_free, aw_load;
+  logic             load, aw_load;
   logic             wq_in_ready, wq_valid, wq_pop;
   logic [WqW-1:0]   wq_in, wq_out;
   logic [$clog2(WrQueue + 1)-1:0] wq_usage;
   logic [OutW-1:0]  aw_out_q, aw_out_d;  // AW bursts loaded, B not yet received
-  logic [AddrW-1:0] aw_addr;
-  logic [LenW-1:0]  aw_len;
 
-  always_comb begin : p_cand
-    for (int i = 0; i < NumWr; i++) begin
-      cand[i] = b_valid[i] && wq_in_ready && (b_drop[i] || aw_free);
-    end
-  end
-
-  // Round-robin between the clients that can issue (weft_rr_pick); moves on with every issue.
-  weft_rr_pick #(.N(NumWr)) u_pick (
-    .clk_i,
-    .rst_ni,
-    .req_i     (cand),
-    .any_o     (any),
-    .idx_o     (pick),
-    .onehot_o  (pick_oh),
-    .adv_i     (load),
-    .adv_idx_i (pick)
-  );
-
-  assign load = any;
-
-  always_comb begin : p_issue
-    b_pop   = '0;
-    wq_in   = '0;
-    aw_load = 1'b0;
-    aw_addr = '0;
-    aw_len  = '0;
-    for (int i = 0; i < NumWr; i++) begin
-      if (pick_oh[i]) begin
-        b_pop[i] = 1'b1;
-        wq_in    = {SelW'(i), b_len[i*LenW +: LenW], b_row_end[i], b_drop[i]};
-        aw_load  = !b_drop[i];
-        aw_addr  = b_addr[i*64 +: AddrW];
-        aw_len   = b_len[i*LenW +: LenW];
-      end
-    end
-  end
-
+  // Each cycle one burst leaves a client: into the AW slot and the W order queue, or, dropped,
+  // into the W order queue only.
   weft_dma_ax #(
+    .N        (NumWr),
     .AddrW    (AddrW),
     .IdW      (IdW),
     .BusBytes (BusBytes),
@@ -180,21 +143,33 @@ module weft_dma_wr #(
   ) u_aw (
     .clk_i,
     .rst_ni,
-    .load_i      (aw_load),
-    .load_id_i   (IdW'(pick)),
-    .load_addr_i (aw_addr),
-    .load_len_i  (aw_len),
-    .free_o      (aw_free),
-    .ax_valid_o  (m_axi_awvalid),
-    .ax_ready_i  (m_axi_awready),
-    .ax_id_o     (m_axi_awid),
-    .ax_addr_o   (m_axi_awaddr),
-    .ax_len_o    (m_axi_awlen),
-    .ax_size_o   (m_axi_awsize),
-    .ax_burst_o  (m_axi_awburst),
-    .ax_cache_o  (m_axi_awcache),
-    .ax_prot_o   (m_axi_awprot)
+    .burst_valid_i (b_valid),
+    .burst_drop_i  (b_drop),
+    .burst_addr_i  (b_addr),
+    .burst_len_i   (b_len),
+    .ok_i          (wq_in_ready),
+    .burst_pop_o   (b_pop),
+    .pop_idx_o     (pick),
+    .ax_load_o     (aw_load),
+    .ax_valid_o    (m_axi_awvalid),
+    .ax_ready_i    (m_axi_awready),
+    .ax_id_o       (m_axi_awid),
+    .ax_addr_o     (m_axi_awaddr),
+    .ax_len_o      (m_axi_awlen),
+    .ax_size_o     (m_axi_awsize),
+    .ax_burst_o    (m_axi_awburst),
+    .ax_cache_o    (m_axi_awcache),
+    .ax_prot_o     (m_axi_awprot)
   );
+
+  assign load = |b_pop;
+
+  always_comb begin : p_wq_in
+    wq_in = '0;
+    for (int i = 0; i < NumWr; i++) begin
+      if (b_pop[i]) wq_in = {pick, b_len[i*LenW +: LenW], b_row_end[i], b_drop[i]};
+    end
+  end
 
   logic b_any;
   assign b_any = m_axi_bvalid && m_axi_bready;

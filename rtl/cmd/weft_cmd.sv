@@ -20,6 +20,7 @@
 // count, error, ROB, engine queues, decoder and fetch buffer are cleared and the doorbell count
 // returns to 0. Windows, ring configuration and scratchpad are kept.
 `include "weft_assert.svh"
+`include "weft_dma_types.svh"
 
 module weft_cmd #(
   parameter int  Rows      = 16,
@@ -39,7 +40,8 @@ module weft_cmd #(
   localparam int RowsW     = AccAw + 1,
   localparam int ColIdxW   = (Cols > 1) ? $clog2(Cols) : 1,
   localparam int WrBytesW  = $clog2(BB + 1),
-  localparam int NumCtr    = 16
+  localparam int NumCtr    = 16,
+  localparam int ReqW      = $bits(weft_dma_req_t'(0))
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -73,10 +75,7 @@ module weft_cmd #(
   // DMA read clients (0 fetch, 1 load)
   output logic [1:0]             dma_rd_req_valid_o,
   input  logic [1:0]             dma_rd_req_ready_i,
-  output logic [2*64-1:0]        dma_rd_req_addr_o,
-  output logic [2*32-1:0]        dma_rd_req_row_bytes_o,
-  output logic [2*32-1:0]        dma_rd_req_rows_o,
-  output logic [2*32-1:0]        dma_rd_req_stride_o,
+  output logic [2*ReqW-1:0]      dma_rd_req_o,  // weft_dma_req_t per client
   input  logic [1:0]             dma_rd_valid_i,
   output logic [1:0]             dma_rd_ready_o,
   input  logic [DataW-1:0]       dma_rd_data_i,
@@ -87,10 +86,7 @@ module weft_cmd #(
   // DMA write clients (0 store, 1 completion)
   output logic [1:0]             dma_wr_req_valid_o,
   input  logic [1:0]             dma_wr_req_ready_i,
-  output logic [2*64-1:0]        dma_wr_req_addr_o,
-  output logic [2*32-1:0]        dma_wr_req_row_bytes_o,
-  output logic [2*32-1:0]        dma_wr_req_rows_o,
-  output logic [2*32-1:0]        dma_wr_req_stride_o,
+  output logic [2*ReqW-1:0]      dma_wr_req_o,  // weft_dma_req_t per client
   input  logic [1:0]             dma_wr_start_i,
   output logic [1:0]             dma_wr_valid_o,
   input  logic [1:0]             dma_wr_ready_i,
@@ -257,10 +253,7 @@ module weft_cmd #(
     .empty_o         (f_empty),
     .req_valid_o     (dma_rd_req_valid_o[0]),
     .req_ready_i     (dma_rd_req_ready_i[0]),
-    .req_addr_o      (dma_rd_req_addr_o[0 +: 64]),
-    .req_row_bytes_o (dma_rd_req_row_bytes_o[0 +: 32]),
-    .req_rows_o      (dma_rd_req_rows_o[0 +: 32]),
-    .req_stride_o    (dma_rd_req_stride_o[0 +: 32]),
+    .req_o           (dma_rd_req_o[0 +: ReqW]),
     .rd_valid_i      (dma_rd_valid_i[0]),
     .rd_ready_o      (dma_rd_ready_o[0]),
     .rd_data_i       (dma_rd_data_i),
@@ -377,10 +370,7 @@ module weft_cmd #(
     .err_idx_i       (err_idx),
     .req_valid_o     (dma_rd_req_valid_o[1]),
     .req_ready_i     (dma_rd_req_ready_i[1]),
-    .req_addr_o      (dma_rd_req_addr_o[64 +: 64]),
-    .req_row_bytes_o (dma_rd_req_row_bytes_o[32 +: 32]),
-    .req_rows_o      (dma_rd_req_rows_o[32 +: 32]),
-    .req_stride_o    (dma_rd_req_stride_o[32 +: 32]),
+    .req_o           (dma_rd_req_o[ReqW +: ReqW]),
     .rd_valid_i      (dma_rd_valid_i[1]),
     .rd_ready_o      (dma_rd_ready_o[1]),
     .rd_data_i       (dma_rd_data_i),
@@ -492,10 +482,7 @@ module weft_cmd #(
     .s_rsp_data_i    (sp_rd_rsp_data_i[2*DataW +: DataW]),
     .req_valid_o     (dma_wr_req_valid_o[0]),
     .req_ready_i     (dma_wr_req_ready_i[0]),
-    .req_addr_o      (dma_wr_req_addr_o[0 +: 64]),
-    .req_row_bytes_o (dma_wr_req_row_bytes_o[0 +: 32]),
-    .req_rows_o      (dma_wr_req_rows_o[0 +: 32]),
-    .req_stride_o    (dma_wr_req_stride_o[0 +: 32]),
+    .req_o           (dma_wr_req_o[0 +: ReqW]),
     .start_i         (dma_wr_start_i[0]),
     .wr_valid_o      (dma_wr_valid_o[0]),
     .wr_ready_i      (dma_wr_ready_i[0]),
@@ -626,10 +613,7 @@ module weft_cmd #(
     .err_new_i       (err_new),
     .req_valid_o     (dma_wr_req_valid_o[1]),
     .req_ready_i     (dma_wr_req_ready_i[1]),
-    .req_addr_o      (dma_wr_req_addr_o[64 +: 64]),
-    .req_row_bytes_o (dma_wr_req_row_bytes_o[32 +: 32]),
-    .req_rows_o      (dma_wr_req_rows_o[32 +: 32]),
-    .req_stride_o    (dma_wr_req_stride_o[32 +: 32]),
+    .req_o           (dma_wr_req_o[ReqW +: ReqW]),
     .start_i         (dma_wr_start_i[1]),
     .wr_valid_o      (dma_wr_valid_o[1]),
     .wr_ready_i      (dma_wr_ready_i[1]),

@@ -9,6 +9,7 @@
 // landed (its wr_done), so the host sees the record it is told about; at once when CPL_ADDR is 0.
 // A failing write reports its DMA error for descriptor COMPLETED (nothing retires past it).
 `include "weft_assert.svh"
+`include "weft_dma_types.svh"
 
 module weft_cmd_cpl #(
   parameter int  DataW = 128,
@@ -30,10 +31,7 @@ module weft_cmd_cpl #(
   // DMA write client
   output logic             req_valid_o,
   input  logic             req_ready_i,
-  output logic [63:0]      req_addr_o,
-  output logic [31:0]      req_row_bytes_o,
-  output logic [31:0]      req_rows_o,
-  output logic [31:0]      req_stride_o,
+  output weft_dma_req_t    req_o,
   input  logic             start_i,
   output logic             wr_valid_o,
   input  logic             wr_ready_i,
@@ -216,10 +214,10 @@ module weft_cmd_cpl #(
   end
 
   assign req_valid_o     = (state_q == CReq);
-  assign req_addr_o      = addr_q;
-  assign req_row_bytes_o = 32'd16;
-  assign req_rows_o      = 32'd1;
-  assign req_stride_o    = 32'd0;
+  assign req_o.addr      = addr_q;
+  assign req_o.row_bytes = 32'd16;
+  assign req_o.rows      = 32'd1;
+  assign req_o.stride    = 32'd0;
   assign wr_valid_o      = (state_q == CData);
   assign wr_data_o       = rec_q[32'(beat_q) * DataW +: DataW];
 

@@ -11,6 +11,7 @@
 // After an error the fetch stops until the queue reset (clear_i).
 // head_o counts the descriptors completely received since the last queue reset (RING_HEAD).
 `include "weft_assert.svh"
+`include "weft_dma_types.svh"
 
 module weft_cmd_fetch #(
   parameter int  DataW     = 128,
@@ -37,10 +38,7 @@ module weft_cmd_fetch #(
   // DMA read client
   output logic             req_valid_o,
   input  logic             req_ready_i,
-  output logic [63:0]      req_addr_o,
-  output logic [31:0]      req_row_bytes_o,
-  output logic [31:0]      req_rows_o,
-  output logic [31:0]      req_stride_o,
+  output weft_dma_req_t    req_o,
   input  logic             rd_valid_i,
   output logic             rd_ready_o,
   input  logic [DataW-1:0] rd_data_i,
@@ -202,10 +200,10 @@ module weft_cmd_fetch #(
   end
 
   assign req_valid_o     = (state_q == FReq);
-  assign req_addr_o      = addr_q;
-  assign req_row_bytes_o = 32'({n_q, 6'd0});
-  assign req_rows_o      = 32'd1;
-  assign req_stride_o    = 32'({n_q, 6'd0});
+  assign req_o.addr      = addr_q;
+  assign req_o.row_bytes = 32'({n_q, 6'd0});
+  assign req_o.rows      = 32'd1;
+  assign req_o.stride    = 32'({n_q, 6'd0});
   assign rd_ready_o      = 1'b1;
   assign busy_o          = (state_q == FReq) || (state_q == FWait);
   assign head_o          = head_q;

@@ -4,10 +4,11 @@
 // SIMT memory regions, and holds a beat with sp_wr_ready_i low). Done (ROB) when the DMA reports the request over without
 // error; a DMA error is reported for this descriptor and the engine goes on with nothing else
 // until the queue reset drops the queue.
-// Queue: QDepth entries {index, dependency distances, the LOAD's operands (weft_desc_transfer_t)}; the head starts when its
-// dependencies are met, no error stops it and no queue reset is pending.
+// Queue: QDepth entries {index, dependency distances, the LOAD's operands (weft_desc_transfer_t)};
+// the head starts when its dependencies are met, no error stops it and no queue reset is pending.
 `include "weft_assert.svh"
 `include "weft_desc.svh"
+`include "weft_dma_types.svh"
 
 module weft_cmd_load #(
   parameter int  DataW     = 128,
@@ -34,10 +35,7 @@ module weft_cmd_load #(
   // DMA read client
   output logic                req_valid_o,
   input  logic                req_ready_i,
-  output logic [63:0]         req_addr_o,
-  output logic [31:0]         req_row_bytes_o,
-  output logic [31:0]         req_rows_o,
-  output logic [31:0]         req_stride_o,
+  output weft_dma_req_t       req_o,
   input  logic                rd_valid_i,
   output logic                rd_ready_o,
   input  logic [DataW-1:0]    rd_data_i,
@@ -189,10 +187,10 @@ module weft_cmd_load #(
   end
 
   assign req_valid_o     = (state_q == LReq);
-  assign req_addr_o      = host_q;
-  assign req_row_bytes_o = rbytes_q;
-  assign req_rows_o      = rows_q;
-  assign req_stride_o    = hstride_q;
+  assign req_o.addr      = host_q;
+  assign req_o.row_bytes = rbytes_q;
+  assign req_o.rows      = rows_q;
+  assign req_o.stride    = hstride_q;
   assign rd_ready_o      = sp_wr_ready_i;
 
   assign sp_wr_valid_o = (state_q == LData) && rd_valid_i;

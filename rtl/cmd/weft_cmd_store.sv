@@ -20,6 +20,7 @@
 // tensor-unit rows into nothing (a DRAIN not yet issued is dropped), then reports the error.
 `include "weft_assert.svh"
 `include "weft_desc.svh"
+`include "weft_dma_types.svh"
 
 module weft_cmd_store #(
   parameter int  Cols      = 16,
@@ -60,10 +61,7 @@ module weft_cmd_store #(
   // DMA write client
   output logic                 req_valid_o,
   input  logic                 req_ready_i,
-  output logic [63:0]          req_addr_o,
-  output logic [31:0]          req_row_bytes_o,
-  output logic [31:0]          req_rows_o,
-  output logic [31:0]          req_stride_o,
+  output weft_dma_req_t        req_o,
   input  logic                 start_i,
   output logic                 wr_valid_o,
   input  logic                 wr_ready_i,
@@ -470,10 +468,10 @@ module weft_cmd_store #(
   end
 
   assign req_valid_o     = (state_q == SReq) && !param_err;
-  assign req_addr_o      = host_q;
-  assign req_row_bytes_o = rbytes_q;
-  assign req_rows_o      = rows_q;
-  assign req_stride_o    = hstride_q;
+  assign req_o.addr      = host_q;
+  assign req_o.row_bytes = rbytes_q;
+  assign req_o.rows      = rows_q;
+  assign req_o.stride    = hstride_q;
 
   assign dcmd_valid_o   = dpend_q;
   assign dcmd_rows_o    = RowsW'(rows_q);

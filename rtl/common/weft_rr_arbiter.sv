@@ -37,27 +37,23 @@ module weft_rr_arbiter #(
     `WEFT_ELAB_ERROR("weft_rr_arbiter: Width must be >= 1")
   end
 
-  logic [IdxW-1:0] ptr_q, ptr_d;            // first input the next search looks at
   logic            lock_q, lock_d;          // output stalled at the last edge: keep the grant
   logic [IdxW-1:0] lock_idx_q, lock_idx_d;
   logic [IdxW-1:0] pick, grant;
   logic            any_valid;
+  logic [N-1:0]    unused_onehot;
 
-  // Round-robin search with constant indices only (one pass for the wrap-around winner, one for
-  // the winner at or after ptr_q, which takes precedence).
-  always_comb begin : p_pick
-    pick      = '0;
-    any_valid = 1'b0;
-    for (int i = N - 1; i >= 0; i--) begin
-      if (in_valid_i[i]) begin
-        pick      = IdxW'(i);
-        any_valid = 1'b1;
-      end
-    end
-    for (int i = N - 1; i >= 0; i--) begin
-      if (in_valid_i[i] && IdxW'(i) >= ptr_q) pick = IdxW'(i);
-    end
-  end
+  // Round-robin choice (weft_rr_pick); the pointer moves past the input that transferred.
+  weft_rr_pick #(.N(N)) u_pick (
+    .clk_i,
+    .rst_ni,
+    .req_i     (in_valid_i),
+    .any_o     (any_valid),
+    .idx_o     (pick),
+    .onehot_o  (unused_onehot),
+    .adv_i     (out_valid_o && out_ready_i),
+    .adv_idx_i (grant)
+  );
 
   assign grant = lock_q ? lock_idx_q : pick;
 
@@ -77,21 +73,15 @@ module weft_rr_arbiter #(
   assign out_idx_o = grant;
 
   always_comb begin : p_next
-    ptr_d      = ptr_q;
     lock_d     = out_valid_o && !out_ready_i;
     lock_idx_d = grant;
-    if (out_valid_o && out_ready_i) begin
-      ptr_d = (grant == IdxW'(N - 1)) ? '0 : grant + 1'b1;
-    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
     if (!rst_ni) begin
-      ptr_q      <= '0;
       lock_q     <= 1'b0;
       lock_idx_q <= '0;
     end else begin
-      ptr_q      <= ptr_d;
       lock_q     <= lock_d;
       lock_idx_q <= lock_idx_d;
     end

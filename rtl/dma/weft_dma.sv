@@ -2,17 +2,19 @@
 // transfers, every access checked against the DMA windows before any burst (docs/dma.md).
 //
 // NumRd read clients (rd0 descriptor fetch, rd1 load engine) and NumWr write clients (wr0 store
-// engine, wr1 completion write-back), each with one 2D request at a time: row r covers
-// [addr + r*stride, + row_bytes). Client i's fields sit at [i*W +: W] of the packed ports;
+// engine, wr1 completion write-back), each with one 2D request at a time, a weft_dma_req_t
+// (rtl/common/weft_dma_types.svh): row r covers [addr + r*stride, + row_bytes). Client i's fields
+// sit at [i*W +: W] of the packed ports (W the width of one request for *_req_i);
 // the exact port contract is docs/device.md ("weft_dma").
 //
 //   requests ─▶ weft_dma_rd_ch / weft_dma_wr_ch ─▶ weft_dma_check (shared: ALIGN, SIZE, WINDOW)
-//                 │ weft_dma_burst: rows -> INCR bursts (<= MaxBurst beats, never across 4 KiB)
+//                 │ weft_dma_ch (both): request, check, weft_dma_burst: rows -> INCR bursts
+//                 │   (<= MaxBurst beats, never across 4 KiB), first bus error, done
 //                 ▼
-//   weft_dma_rd: AR slot (round robin, <= MaxRdOut bursts outstanding, ARID = client) ; R spill
-//                register -> client by RID (shared rd_data_o)
-//   weft_dma_wr: issue stage -> AW slot + W order queue ; W mux from the head burst's client,
-//                strobes, WLAST -> W spill register ; B by BID (always ready)
+//   weft_dma_rd: AR slot (weft_dma_ax; round robin, <= MaxRdOut bursts outstanding,
+//                ARID = client) ; R spill register -> client by RID (shared rd_data_o)
+//   weft_dma_wr: issue stage -> AW slot (weft_dma_ax) + W order queue ; W mux from the head
+//                burst's client, strobes, WLAST -> W spill register ; B by BID (always ready)
 //
 // Errors: a failed check ends the request at once (done with the code, no AXI traffic, no
 // wr_start). SLVERR/DECERR ends it after the bursts already issued finish; read beats after the
@@ -22,6 +24,7 @@
 // stat_wr_bytes_o (its strobed bytes), stat_rd_stall_o (a read burst is pending in AR or
 // outstanding and no R beat moves), stat_wr_stall_o (W offered and refused, or only B awaited).
 `include "weft_assert.svh"
+`include "weft_dma_types.svh"
 
 module weft_dma #(
   parameter int  DataW    = 128,
@@ -33,17 +36,15 @@ module weft_dma #(
   parameter int  NumRd    = 2,
   parameter int  NumWr    = 2,
   localparam int BusBytes = DataW / 8,
-  localparam int BytesW   = $clog2(BusBytes + 1)
+  localparam int BytesW   = $clog2(BusBytes + 1),
+  localparam int ReqW     = $bits(weft_dma_req_t'(0))
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
   // read clients
   input  logic [NumRd-1:0]       rd_req_valid_i,
   output logic [NumRd-1:0]       rd_req_ready_o,
-  input  logic [NumRd*64-1:0]    rd_req_addr_i,
-  input  logic [NumRd*32-1:0]    rd_req_row_bytes_i,
-  input  logic [NumRd*32-1:0]    rd_req_rows_i,
-  input  logic [NumRd*32-1:0]    rd_req_stride_i,
+  input  logic [NumRd*ReqW-1:0]  rd_req_i,     // weft_dma_req_t per client
   output logic [NumRd-1:0]       rd_valid_o,
   input  logic [NumRd-1:0]       rd_ready_i,
   output logic [DataW-1:0]       rd_data_o,
@@ -54,10 +55,7 @@ module weft_dma #(
   // write clients
   input  logic [NumWr-1:0]       wr_req_valid_i,
   output logic [NumWr-1:0]       wr_req_ready_o,
-  input  logic [NumWr*64-1:0]    wr_req_addr_i,
-  input  logic [NumWr*32-1:0]    wr_req_row_bytes_i,
-  input  logic [NumWr*32-1:0]    wr_req_rows_i,
-  input  logic [NumWr*32-1:0]    wr_req_stride_i,
+  input  logic [NumWr*ReqW-1:0]  wr_req_i,     // weft_dma_req_t per client
   output logic [NumWr-1:0]       wr_start_o,
   input  logic [NumWr-1:0]       wr_valid_i,
   output logic [NumWr-1:0]       wr_ready_o,
@@ -128,12 +126,10 @@ module weft_dma #(
     `WEFT_ELAB_ERROR("weft_dma: NumWin must be >= 1")
   end
 
-  logic [NumRd-1:0]    rchk_valid, rchk_rsp;
-  logic [NumRd*64-1:0] rchk_addr;
-  logic [NumRd*32-1:0] rchk_rb, rchk_rows, rchk_stride;
-  logic [NumWr-1:0]    wchk_valid, wchk_rsp;
-  logic [NumWr*64-1:0] wchk_addr;
-  logic [NumWr*32-1:0] wchk_rb, wchk_rows, wchk_stride;
+  logic [NumRd-1:0]      rchk_valid, rchk_rsp;
+  logic [NumRd*ReqW-1:0] rchk_req;
+  logic [NumWr-1:0]      wchk_valid, wchk_rsp;
+  logic [NumWr*ReqW-1:0] wchk_req;
   logic [NumCh-1:0]    chk_rsp;
   logic [7:0]          chk_err;
   logic                rd_busy, wr_busy;
@@ -148,10 +144,7 @@ module weft_dma #(
     .rst_ni,
     .req_valid_i     ({wchk_valid, rchk_valid}),
     .req_write_i     ({{NumWr{1'b1}}, {NumRd{1'b0}}}),
-    .req_addr_i      ({wchk_addr, rchk_addr}),
-    .req_row_bytes_i ({wchk_rb, rchk_rb}),
-    .req_rows_i      ({wchk_rows, rchk_rows}),
-    .req_stride_i    ({wchk_stride, rchk_stride}),
+    .req_i           ({wchk_req, rchk_req}),
     .rsp_valid_o     (chk_rsp),
     .rsp_err_o       (chk_err),
     .win_base_i,
@@ -175,10 +168,7 @@ module weft_dma #(
     .rst_ni,
     .rd_req_valid_i,
     .rd_req_ready_o,
-    .rd_req_addr_i,
-    .rd_req_row_bytes_i,
-    .rd_req_rows_i,
-    .rd_req_stride_i,
+    .rd_req_i,
     .rd_valid_o,
     .rd_ready_i,
     .rd_data_o,
@@ -187,10 +177,7 @@ module weft_dma #(
     .rd_done_err_o,
     .rd_done_addr_o,
     .chk_valid_o     (rchk_valid),
-    .chk_addr_o      (rchk_addr),
-    .chk_row_bytes_o (rchk_rb),
-    .chk_rows_o      (rchk_rows),
-    .chk_stride_o    (rchk_stride),
+    .chk_req_o       (rchk_req),
     .chk_rsp_i       (rchk_rsp),
     .chk_err_i       (chk_err),
     .m_axi_arvalid,
@@ -225,10 +212,7 @@ module weft_dma #(
     .rst_ni,
     .wr_req_valid_i,
     .wr_req_ready_o,
-    .wr_req_addr_i,
-    .wr_req_row_bytes_i,
-    .wr_req_rows_i,
-    .wr_req_stride_i,
+    .wr_req_i,
     .wr_start_o,
     .wr_valid_i,
     .wr_ready_o,
@@ -237,10 +221,7 @@ module weft_dma #(
     .wr_done_err_o,
     .wr_done_addr_o,
     .chk_valid_o     (wchk_valid),
-    .chk_addr_o      (wchk_addr),
-    .chk_row_bytes_o (wchk_rb),
-    .chk_rows_o      (wchk_rows),
-    .chk_stride_o    (wchk_stride),
+    .chk_req_o       (wchk_req),
     .chk_rsp_i       (wchk_rsp),
     .chk_err_i       (chk_err),
     .m_axi_awvalid,

@@ -16,23 +16,22 @@
 //          Or the end overflows 64 bits (or, for AddrW < 64, lies beyond 2^AddrW).
 // Client c is a write client when req_write_i[c] (fixed per client).
 `include "weft_assert.svh"
+`include "weft_dma_types.svh"
 
 module weft_dma_check #(
   parameter int  NumCh    = 4,
   parameter int  NumWin   = 4,
   parameter int  BusBytes = 16,
   parameter int  AddrW    = 64,
-  localparam int SelW     = (NumCh > 1) ? $clog2(NumCh) : 1
+  localparam int SelW     = (NumCh > 1) ? $clog2(NumCh) : 1,
+  localparam int ReqW     = $bits(weft_dma_req_t'(0))
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
   // requests
   input  logic [NumCh-1:0]    req_valid_i,
   input  logic [NumCh-1:0]    req_write_i,
-  input  logic [NumCh*64-1:0] req_addr_i,
-  input  logic [NumCh*32-1:0] req_row_bytes_i,
-  input  logic [NumCh*32-1:0] req_rows_i,
-  input  logic [NumCh*32-1:0] req_stride_i,
+  input  logic [NumCh*ReqW-1:0] req_i,  // weft_dma_req_t per client
   // verdicts
   output logic [NumCh-1:0]    rsp_valid_o,
   output logic [7:0]          rsp_err_o,
@@ -63,33 +62,30 @@ module weft_dma_check #(
   } state_e;
 
   state_e          state_q, state_d;
-  logic [SelW-1:0] sel_q, sel_d, ptr_q, ptr_d;
-  logic [63:0]     addr_q, addr_d;
-  logic [31:0]     rb_q, rb_d, rows_q, rows_d, stride_q, stride_d;
+  logic [SelW-1:0] sel_q, sel_d;
+  weft_dma_req_t   req_q, req_d;
   logic            wr_q, wr_d;
   logic [31:0]     pp0_q, pp0_d, pp1_q, pp1_d, pp2_q, pp2_d, pp3_q, pp3_d;  // partial products
   logic [65:0]     last_q, last_d;  // address of the extent's last byte, 66 bits (overflow)
 
-  // Round-robin pick: the first valid client at or after ptr_q, else the first valid one.
-  logic [SelW-1:0] pick;
-  logic            any;
-  always_comb begin : p_pick
-    pick = '0;
-    any  = 1'b0;
-    for (int i = NumCh - 1; i >= 0; i--) begin
-      if (req_valid_i[i]) begin
-        pick = SelW'(i);
-        any  = 1'b1;
-      end
-    end
-    for (int i = NumCh - 1; i >= 0; i--) begin
-      if (req_valid_i[i] && SelW'(i) >= ptr_q) pick = SelW'(i);
-    end
-  end
+  // Round-robin pick (weft_rr_pick), taken when the checker is idle.
+  logic [SelW-1:0]  pick;
+  logic             any;
+  logic [NumCh-1:0] unused_onehot;
+  weft_rr_pick #(.N(NumCh)) u_pick (
+    .clk_i,
+    .rst_ni,
+    .req_i     (req_valid_i),
+    .any_o     (any),
+    .idx_o     (pick),
+    .onehot_o  (unused_onehot),
+    .adv_i     (state_q == StIdle && any),
+    .adv_idx_i (pick)
+  );
 
   // (rows-1) * stride from four 16x16 products (one DSP each on ECP5).
   logic [31:0] rm1;
-  assign rm1 = rows_q - 32'd1;
+  assign rm1 = req_q.rows - 32'd1;
   logic [63:0] prod;
   assign prod = 64'(pp0_q) + (64'(pp1_q) << 16) + (64'(pp2_q) << 16) + (64'(pp3_q) << 32);
 
@@ -97,9 +93,9 @@ module weft_dma_check #(
   logic       err_align, err_size;
   logic [7:0] err;
   logic       in_win, addr_ok;
-  assign err_align = (addr_q[OffW-1:0] != '0) || (stride_q[OffW-1:0] != '0) ||
-                     (!wr_q && rb_q[OffW-1:0] != '0);
-  assign err_size  = (rows_q == '0) || (rb_q == '0);
+  assign err_align = (req_q.addr[OffW-1:0] != '0) || (req_q.stride[OffW-1:0] != '0) ||
+                     (!wr_q && req_q.row_bytes[OffW-1:0] != '0);
+  assign err_size  = (req_q.rows == '0) || (req_q.row_bytes == '0);
 
   if (AddrW < 64) begin : g_addr_limit
     assign addr_ok = (last_q[65:AddrW] == '0);
@@ -111,7 +107,7 @@ module weft_dma_check #(
     in_win = 1'b0;
     for (int w = 0; w < NumWin; w++) begin
       if ((wr_q ? win_write_i[w] : win_read_i[w]) &&
-          addr_q >= win_base_i[w*64 +: 64] &&
+          req_q.addr >= win_base_i[w*64 +: 64] &&
           last_q[63:0] < {win_limit_i[w*64+OffW +: 64-OffW], {OffW{1'b0}}}) begin
         in_win = 1'b1;
       end
@@ -140,11 +136,7 @@ module weft_dma_check #(
   always_comb begin : p_next
     state_d  = state_q;
     sel_d    = sel_q;
-    ptr_d    = ptr_q;
-    addr_d   = addr_q;
-    rb_d     = rb_q;
-    rows_d   = rows_q;
-    stride_d = stride_q;
+    req_d    = req_q;
     wr_d     = wr_q;
     pp0_d    = pp0_q;
     pp1_d    = pp1_q;
@@ -156,33 +148,26 @@ module weft_dma_check #(
         if (any) begin
           state_d  = StMul;
           sel_d    = pick;
-          ptr_d    = (pick == SelW'(NumCh - 1)) ? '0 : pick + 1'b1;
-          addr_d   = '0;
-          rb_d     = '0;
-          rows_d   = '0;
-          stride_d = '0;
+          req_d    = '0;
           wr_d     = 1'b0;
           for (int i = 0; i < NumCh; i++) begin
             if (pick == SelW'(i)) begin
-              addr_d   = req_addr_i[i*64 +: 64];
-              rb_d     = req_row_bytes_i[i*32 +: 32];
-              rows_d   = req_rows_i[i*32 +: 32];
-              stride_d = req_stride_i[i*32 +: 32];
-              wr_d     = req_write_i[i];
+              req_d = req_i[i*ReqW +: ReqW];
+              wr_d  = req_write_i[i];
             end
           end
         end
       end
       StMul: begin
-        pp0_d   = 32'(rm1[15:0])  * 32'(stride_q[15:0]);
-        pp1_d   = 32'(rm1[31:16]) * 32'(stride_q[15:0]);
-        pp2_d   = 32'(rm1[15:0])  * 32'(stride_q[31:16]);
-        pp3_d   = 32'(rm1[31:16]) * 32'(stride_q[31:16]);
+        pp0_d   = 32'(rm1[15:0])  * 32'(req_q.stride[15:0]);
+        pp1_d   = 32'(rm1[31:16]) * 32'(req_q.stride[15:0]);
+        pp2_d   = 32'(rm1[15:0])  * 32'(req_q.stride[31:16]);
+        pp3_d   = 32'(rm1[31:16]) * 32'(req_q.stride[31:16]);
         state_d = StSum;
       end
       StSum: begin
-        // rb_q >= 1 unless SIZE fails (then last_q is not used).
-        last_d  = 66'(addr_q) + 66'(prod) + 66'(rb_q) - 66'd1;
+        // row_bytes >= 1 unless SIZE fails (then last_q is not used).
+        last_d  = 66'(req_q.addr) + 66'(prod) + 66'(req_q.row_bytes) - 66'd1;
         state_d = StWin;
       end
       StWin: begin
@@ -196,11 +181,7 @@ module weft_dma_check #(
     if (!rst_ni) begin
       state_q  <= StIdle;
       sel_q    <= '0;
-      ptr_q    <= '0;
-      addr_q   <= '0;
-      rb_q     <= '0;
-      rows_q   <= '0;
-      stride_q <= '0;
+      req_q    <= '0;
       wr_q     <= 1'b0;
       pp0_q    <= '0;
       pp1_q    <= '0;
@@ -210,11 +191,7 @@ module weft_dma_check #(
     end else begin
       state_q  <= state_d;
       sel_q    <= sel_d;
-      ptr_q    <= ptr_d;
-      addr_q   <= addr_d;
-      rb_q     <= rb_d;
-      rows_q   <= rows_d;
-      stride_q <= stride_d;
+      req_q    <= req_d;
       wr_q     <= wr_d;
       pp0_q    <= pp0_d;
       pp1_q    <= pp1_d;

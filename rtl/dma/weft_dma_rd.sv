@@ -9,6 +9,7 @@
 // R stage: a spill register (m_axi_rready is a flop), then each beat goes to the client its RID
 // names: shown on rd_valid_o[i] with the shared rd_data_o / rd_last_o, or dropped after an error.
 `include "weft_assert.svh"
+`include "weft_dma_types.svh"
 
 module weft_dma_rd #(
   parameter int  DataW    = 128,
@@ -16,17 +17,15 @@ module weft_dma_rd #(
   parameter int  IdW      = 4,
   parameter int  MaxBurst = 16,
   parameter int  MaxRdOut = 8,
-  parameter int  NumRd    = 2
+  parameter int  NumRd    = 2,
+  localparam int ReqW     = $bits(weft_dma_req_t'(0))
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
   // clients
   input  logic [NumRd-1:0]     rd_req_valid_i,
   output logic [NumRd-1:0]     rd_req_ready_o,
-  input  logic [NumRd*64-1:0]  rd_req_addr_i,
-  input  logic [NumRd*32-1:0]  rd_req_row_bytes_i,
-  input  logic [NumRd*32-1:0]  rd_req_rows_i,
-  input  logic [NumRd*32-1:0]  rd_req_stride_i,
+  input  logic [NumRd*ReqW-1:0] rd_req_i,      // weft_dma_req_t per client
   output logic [NumRd-1:0]     rd_valid_o,
   input  logic [NumRd-1:0]     rd_ready_i,
   output logic [DataW-1:0]     rd_data_o,
@@ -36,10 +35,7 @@ module weft_dma_rd #(
   output logic [NumRd*64-1:0]  rd_done_addr_o,
   // checker
   output logic [NumRd-1:0]     chk_valid_o,
-  output logic [NumRd*64-1:0]  chk_addr_o,
-  output logic [NumRd*32-1:0]  chk_row_bytes_o,
-  output logic [NumRd*32-1:0]  chk_rows_o,
-  output logic [NumRd*32-1:0]  chk_stride_o,
+  output logic [NumRd*ReqW-1:0] chk_req_o,     // weft_dma_req_t per client
   input  logic [NumRd-1:0]     chk_rsp_i,
   input  logic [7:0]           chk_err_i,
   // AXI4 read address / data
@@ -100,15 +96,9 @@ module weft_dma_rd #(
       .rst_ni,
       .req_valid_i     (rd_req_valid_i[i]),
       .req_ready_o     (rd_req_ready_o[i]),
-      .req_addr_i      (rd_req_addr_i[i*64 +: 64]),
-      .req_row_bytes_i (rd_req_row_bytes_i[i*32 +: 32]),
-      .req_rows_i      (rd_req_rows_i[i*32 +: 32]),
-      .req_stride_i    (rd_req_stride_i[i*32 +: 32]),
+      .req_i           (rd_req_i[i*ReqW +: ReqW]),
       .chk_valid_o     (chk_valid_o[i]),
-      .chk_addr_o      (chk_addr_o[i*64 +: 64]),
-      .chk_row_bytes_o (chk_row_bytes_o[i*32 +: 32]),
-      .chk_rows_o      (chk_rows_o[i*32 +: 32]),
-      .chk_stride_o    (chk_stride_o[i*32 +: 32]),
+      .chk_req_o       (chk_req_o[i*ReqW +: ReqW]),
       .chk_rsp_i       (chk_rsp_i[i]),
       .chk_err_i       (chk_err_i),
       .burst_valid_o   (b_valid[i]),
@@ -132,50 +122,40 @@ module weft_dma_rd #(
   assign busy_o = |ch_busy;
 
   // ---------------------------------------------------------------------------- AR stage
-  logic             ar_valid_q, ar_valid_d;
-  logic [AddrW-1:0] ar_addr_q, ar_addr_d;
-  logic [7:0]       ar_len_q, ar_len_d;
-  logic [IdW-1:0]   ar_id_q, ar_id_d;
-  logic [SelW-1:0]  ptr_q, ptr_d, pick;
-  logic [OutW-1:0]  out_q, out_d;  // bursts in the AR slot or in flight
-  logic             any, load, rlast_done;
+  logic [SelW-1:0] pick;
+  logic [OutW-1:0] out_q, out_d;  // bursts in the AR slot or in flight
+  logic            load, rlast_done;
 
-  always_comb begin : p_pick
-    pick = '0;
-    any  = 1'b0;
-    for (int i = NumRd - 1; i >= 0; i--) begin
-      if (b_valid[i]) begin
-        pick = SelW'(i);
-        any  = 1'b1;
-      end
-    end
-    for (int i = NumRd - 1; i >= 0; i--) begin
-      if (b_valid[i] && SelW'(i) >= ptr_q) pick = SelW'(i);
-    end
-  end
+  weft_dma_ax #(
+    .N        (NumRd),
+    .AddrW    (AddrW),
+    .IdW      (IdW),
+    .BusBytes (BusBytes),
+    .MaxBurst (MaxBurst)
+  ) u_ar (
+    .clk_i,
+    .rst_ni,
+    .burst_valid_i (b_valid),
+    .burst_drop_i  ('0),
+    .burst_addr_i  (b_addr),
+    .burst_len_i   (b_len),
+    .ok_i          (out_q != OutW'(MaxRdOut)),
+    .burst_pop_o   (b_pop),
+    .pop_idx_o     (pick),
+    .ax_load_o     (load),
+    .ax_valid_o    (m_axi_arvalid),
+    .ax_ready_i    (m_axi_arready),
+    .ax_id_o       (m_axi_arid),
+    .ax_addr_o     (m_axi_araddr),
+    .ax_len_o      (m_axi_arlen),
+    .ax_size_o     (m_axi_arsize),
+    .ax_burst_o    (m_axi_arburst),
+    .ax_cache_o    (m_axi_arcache),
+    .ax_prot_o     (m_axi_arprot)
+  );
 
-  assign load = any && (!ar_valid_q || m_axi_arready) && (out_q != OutW'(MaxRdOut));
-
-  always_comb begin : p_ar
-    ar_valid_d = ar_valid_q && !m_axi_arready;
-    ar_addr_d  = ar_addr_q;
-    ar_len_d   = ar_len_q;
-    ar_id_d    = ar_id_q;
-    ptr_d      = ptr_q;
-    b_pop      = '0;
-    if (load) begin
-      ar_valid_d = 1'b1;
-      ar_id_d    = IdW'(pick);
-      ptr_d      = (pick == SelW'(NumRd - 1)) ? '0 : pick + 1'b1;
-      for (int i = 0; i < NumRd; i++) begin
-        if (pick == SelW'(i)) begin
-          b_pop[i]  = 1'b1;
-          ar_addr_d = b_addr[i*64 +: AddrW];
-          ar_len_d  = 8'(32'(b_len[i*LenW +: LenW]) - 32'd1);
-        end
-      end
-    end
-  end
+  logic unused_pick;
+  assign unused_pick = ^pick;
 
   assign rlast_done = r_valid && r_ready && r_last;
 
@@ -185,32 +165,10 @@ module weft_dma_rd #(
     if (rlast_done) out_d = out_d - OutW'(1);
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_ar_regs
-    if (!rst_ni) begin
-      ar_valid_q <= 1'b0;
-      ar_addr_q  <= '0;
-      ar_len_q   <= '0;
-      ar_id_q    <= '0;
-      ptr_q      <= '0;
-      out_q      <= '0;
-    end else begin
-      ar_valid_q <= ar_valid_d;
-      ar_addr_q  <= ar_addr_d;
-      ar_len_q   <= ar_len_d;
-      ar_id_q    <= ar_id_d;
-      ptr_q      <= ptr_d;
-      out_q      <= out_d;
-    end
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_out_regs
+    if (!rst_ni) out_q <= '0;
+    else         out_q <= out_d;
   end
-
-  assign m_axi_arvalid = ar_valid_q;
-  assign m_axi_arid    = ar_id_q;
-  assign m_axi_araddr  = ar_addr_q;
-  assign m_axi_arlen   = ar_len_q;
-  assign m_axi_arsize  = 3'($clog2(BusBytes));
-  assign m_axi_arburst = 2'b01;    // INCR
-  assign m_axi_arcache = 4'b0011;  // normal, non-cacheable, bufferable
-  assign m_axi_arprot  = 3'b010;   // unprivileged, non-secure, data
 
   // ---------------------------------------------------------------------------- R stage
   logic [RW-1:0] r_packed;
@@ -250,15 +208,6 @@ module weft_dma_rd #(
                            (out_q != '0 && !(m_axi_rvalid && m_axi_rready));
 
 `ifndef SYNTHESIS
-  weft_hs_checker #(.Width(IdW + AddrW + 8)) u_ar_check (
-    .clk_i,
-    .rst_ni,
-    .flush_i (1'b0),
-    .valid_i (m_axi_arvalid),
-    .ready_i (m_axi_arready),
-    .data_i  ({m_axi_arid, m_axi_araddr, m_axi_arlen})
-  );
-
   for (genvar i = 0; i < NumRd; i++) begin : g_rd_check
     weft_hs_checker #(.Width(DataW + 1)) u_rd_check (
       .clk_i,

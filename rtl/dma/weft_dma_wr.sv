@@ -10,6 +10,7 @@
 // beats and discard them. W follows AW order, as AXI4 requires.
 // B stage: always ready; BID = client. Client i uses AWID = i.
 `include "weft_assert.svh"
+`include "weft_dma_types.svh"
 
 module weft_dma_wr #(
   parameter int  DataW    = 128,
@@ -20,17 +21,15 @@ module weft_dma_wr #(
   parameter int  NumWr    = 2,
   parameter int  WrQueue  = 4,
   localparam int BusBytes = DataW / 8,
-  localparam int BytesW   = $clog2(BusBytes + 1)
+  localparam int BytesW   = $clog2(BusBytes + 1),
+  localparam int ReqW     = $bits(weft_dma_req_t'(0))
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
   // clients
   input  logic [NumWr-1:0]      wr_req_valid_i,
   output logic [NumWr-1:0]      wr_req_ready_o,
-  input  logic [NumWr*64-1:0]   wr_req_addr_i,
-  input  logic [NumWr*32-1:0]   wr_req_row_bytes_i,
-  input  logic [NumWr*32-1:0]   wr_req_rows_i,
-  input  logic [NumWr*32-1:0]   wr_req_stride_i,
+  input  logic [NumWr*ReqW-1:0] wr_req_i,     // weft_dma_req_t per client
   output logic [NumWr-1:0]      wr_start_o,
   input  logic [NumWr-1:0]      wr_valid_i,
   output logic [NumWr-1:0]      wr_ready_o,
@@ -40,10 +39,7 @@ module weft_dma_wr #(
   output logic [NumWr*64-1:0]   wr_done_addr_o,
   // checker
   output logic [NumWr-1:0]      chk_valid_o,
-  output logic [NumWr*64-1:0]   chk_addr_o,
-  output logic [NumWr*32-1:0]   chk_row_bytes_o,
-  output logic [NumWr*32-1:0]   chk_rows_o,
-  output logic [NumWr*32-1:0]   chk_stride_o,
+  output logic [NumWr*ReqW-1:0] chk_req_o,    // weft_dma_req_t per client
   input  logic [NumWr-1:0]      chk_rsp_i,
   input  logic [7:0]            chk_err_i,
   // AXI4 write address / data / response
@@ -103,16 +99,10 @@ module weft_dma_wr #(
       .rst_ni,
       .req_valid_i     (wr_req_valid_i[i]),
       .req_ready_o     (wr_req_ready_o[i]),
-      .req_addr_i      (wr_req_addr_i[i*64 +: 64]),
-      .req_row_bytes_i (wr_req_row_bytes_i[i*32 +: 32]),
-      .req_rows_i      (wr_req_rows_i[i*32 +: 32]),
-      .req_stride_i    (wr_req_stride_i[i*32 +: 32]),
+      .req_i           (wr_req_i[i*ReqW +: ReqW]),
       .wr_start_o      (wr_start_o[i]),
       .chk_valid_o     (chk_valid_o[i]),
-      .chk_addr_o      (chk_addr_o[i*64 +: 64]),
-      .chk_row_bytes_o (chk_row_bytes_o[i*32 +: 32]),
-      .chk_rows_o      (chk_rows_o[i*32 +: 32]),
-      .chk_stride_o    (chk_stride_o[i*32 +: 32]),
+      .chk_req_o       (chk_req_o[i*ReqW +: ReqW]),
       .chk_rsp_i       (chk_rsp_i[i]),
       .chk_err_i       (chk_err_i),
       .burst_valid_o   (b_valid[i]),
@@ -135,74 +125,53 @@ module weft_dma_wr #(
   assign busy_o = |ch_busy;
 
   // ---------------------------------------------------------------------------- issue stage
-  logic             aw_valid_q, aw_valid_d;
-  logic [AddrW-1:0] aw_addr_q, aw_addr_d;
-  logic [7:0]       aw_len_q, aw_len_d;
-  logic [IdW-1:0]   aw_id_q, aw_id_d;
-  logic [SelW-1:0]  ptr_q, ptr_d, pick;
-  logic [NumWr-1:0] cand;
-  logic             any, load, aw_free;
+  logic [SelW-1:0]  pick;
+  logic             load, aw_load;
   logic             wq_in_ready, wq_valid, wq_pop;
   logic [WqW-1:0]   wq_in, wq_out;
   logic [$clog2(WrQueue + 1)-1:0] wq_usage;
   logic [OutW-1:0]  aw_out_q, aw_out_d;  // AW bursts loaded, B not yet received
 
-  assign aw_free = !aw_valid_q || m_axi_awready;
+  // Each cycle one burst leaves a client: into the AW slot and the W order queue, or, dropped,
+  // into the W order queue only.
+  weft_dma_ax #(
+    .N        (NumWr),
+    .AddrW    (AddrW),
+    .IdW      (IdW),
+    .BusBytes (BusBytes),
+    .MaxBurst (MaxBurst)
+  ) u_aw (
+    .clk_i,
+    .rst_ni,
+    .burst_valid_i (b_valid),
+    .burst_drop_i  (b_drop),
+    .burst_addr_i  (b_addr),
+    .burst_len_i   (b_len),
+    .ok_i          (wq_in_ready),
+    .burst_pop_o   (b_pop),
+    .pop_idx_o     (pick),
+    .ax_load_o     (aw_load),
+    .ax_valid_o    (m_axi_awvalid),
+    .ax_ready_i    (m_axi_awready),
+    .ax_id_o       (m_axi_awid),
+    .ax_addr_o     (m_axi_awaddr),
+    .ax_len_o      (m_axi_awlen),
+    .ax_size_o     (m_axi_awsize),
+    .ax_burst_o    (m_axi_awburst),
+    .ax_cache_o    (m_axi_awcache),
+    .ax_prot_o     (m_axi_awprot)
+  );
 
-  always_comb begin : p_cand
+  assign load = |b_pop;
+
+  always_comb begin : p_wq_in
+    wq_in = '0;
     for (int i = 0; i < NumWr; i++) begin
-      cand[i] = b_valid[i] && wq_in_ready && (b_drop[i] || aw_free);
+      if (b_pop[i]) wq_in = {pick, b_len[i*LenW +: LenW], b_row_end[i], b_drop[i]};
     end
   end
 
-  always_comb begin : p_pick
-    pick = '0;
-    any  = 1'b0;
-    for (int i = NumWr - 1; i >= 0; i--) begin
-      if (cand[i]) begin
-        pick = SelW'(i);
-        any  = 1'b1;
-      end
-    end
-    for (int i = NumWr - 1; i >= 0; i--) begin
-      if (cand[i] && SelW'(i) >= ptr_q) pick = SelW'(i);
-    end
-  end
-
-  assign load = any;
-
-  always_comb begin : p_issue
-    aw_valid_d = aw_valid_q && !m_axi_awready;
-    aw_addr_d  = aw_addr_q;
-    aw_len_d   = aw_len_q;
-    aw_id_d    = aw_id_q;
-    ptr_d      = ptr_q;
-    b_pop      = '0;
-    wq_in      = '0;
-    if (load) begin
-      ptr_d = (pick == SelW'(NumWr - 1)) ? '0 : pick + 1'b1;
-      for (int i = 0; i < NumWr; i++) begin
-        if (pick == SelW'(i)) begin
-          b_pop[i] = 1'b1;
-          wq_in    = {SelW'(i), b_len[i*LenW +: LenW], b_row_end[i], b_drop[i]};
-          if (!b_drop[i]) begin
-            aw_valid_d = 1'b1;
-            aw_addr_d  = b_addr[i*64 +: AddrW];
-            aw_len_d   = 8'(32'(b_len[i*LenW +: LenW]) - 32'd1);
-            aw_id_d    = IdW'(i);
-          end
-        end
-      end
-    end
-  end
-
-  logic aw_load, b_any;
-  always_comb begin : p_aw_load
-    aw_load = 1'b0;
-    for (int i = 0; i < NumWr; i++) begin
-      if (b_pop[i] && !b_drop[i]) aw_load = 1'b1;
-    end
-  end
+  logic b_any;
   assign b_any = m_axi_bvalid && m_axi_bready;
 
   always_comb begin : p_aw_out
@@ -212,31 +181,9 @@ module weft_dma_wr #(
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_aw_regs
-    if (!rst_ni) begin
-      aw_valid_q <= 1'b0;
-      aw_addr_q  <= '0;
-      aw_len_q   <= '0;
-      aw_id_q    <= '0;
-      ptr_q      <= '0;
-      aw_out_q   <= '0;
-    end else begin
-      aw_valid_q <= aw_valid_d;
-      aw_addr_q  <= aw_addr_d;
-      aw_len_q   <= aw_len_d;
-      aw_id_q    <= aw_id_d;
-      ptr_q      <= ptr_d;
-      aw_out_q   <= aw_out_d;
-    end
+    if (!rst_ni) aw_out_q <= '0;
+    else         aw_out_q <= aw_out_d;
   end
-
-  assign m_axi_awvalid = aw_valid_q;
-  assign m_axi_awid    = aw_id_q;
-  assign m_axi_awaddr  = aw_addr_q;
-  assign m_axi_awlen   = aw_len_q;
-  assign m_axi_awsize  = 3'($clog2(BusBytes));
-  assign m_axi_awburst = 2'b01;    // INCR
-  assign m_axi_awcache = 4'b0011;  // normal, non-cacheable, bufferable
-  assign m_axi_awprot  = 3'b010;   // unprivileged, non-secure, data
 
   // ---------------------------------------------------------------------------- W stage
   weft_fifo #(
@@ -337,15 +284,6 @@ module weft_dma_wr #(
   assign unused_usage = ^wq_usage;
 
 `ifndef SYNTHESIS
-  weft_hs_checker #(.Width(IdW + AddrW + 8)) u_aw_check (
-    .clk_i,
-    .rst_ni,
-    .flush_i (1'b0),
-    .valid_i (m_axi_awvalid),
-    .ready_i (m_axi_awready),
-    .data_i  ({m_axi_awid, m_axi_awaddr, m_axi_awlen})
-  );
-
   for (genvar i = 0; i < NumWr; i++) begin : g_wr_check
     weft_hs_checker #(.Width(DataW)) u_wr_check (
       .clk_i,

@@ -1,4 +1,5 @@
-// weft_dma_wr_ch: one write client of weft_dma (request state, burst generation, B bookkeeping).
+// weft_dma_wr_ch: one write client of weft_dma: the request and its bursts (weft_dma_ch), the
+// write start, the strobes of a row's tail and the B bookkeeping.
 //
 // Idle -> Check (weft_dma_check) -> Run -> Done (done pulse) -> Idle. A passed check pulses
 // wr_start_o (the client then sends ceil(row_bytes/BusBytes) beats per row) and starts the burst
@@ -12,6 +13,7 @@
 // or DECERR answered. Done comes when every burst was issued or dropped, every beat taken and
 // every B response received.
 `include "weft_assert.svh"
+`include "weft_dma_types.svh"
 
 module weft_dma_wr_ch #(
   parameter int  BusBytes = 16,
@@ -25,17 +27,11 @@ module weft_dma_wr_ch #(
   // request
   input  logic                req_valid_i,
   output logic                req_ready_o,
-  input  logic [63:0]         req_addr_i,
-  input  logic [31:0]         req_row_bytes_i,
-  input  logic [31:0]         req_rows_i,
-  input  logic [31:0]         req_stride_i,
+  input  weft_dma_req_t       req_i,
   output logic                wr_start_o,
   // checker
   output logic                chk_valid_o,
-  output logic [63:0]         chk_addr_o,
-  output logic [31:0]         chk_row_bytes_o,
-  output logic [31:0]         chk_rows_o,
-  output logic [31:0]         chk_stride_o,
+  output weft_dma_req_t       chk_req_o,
   input  logic                chk_rsp_i,
   input  logic [7:0]          chk_err_i,
   // bursts to the write issue stage
@@ -62,73 +58,66 @@ module weft_dma_wr_ch #(
   localparam int BoutW = $clog2(MaxWrOut + 1);
   localparam int WpW   = $clog2(WrQueue + 1);
 
-  typedef enum logic [1:0] {
-    StIdle  = 2'd0,
-    StCheck = 2'd1,
-    StRun   = 2'd2,
-    StDone  = 2'd3
-  } state_e;
-
-  state_e           state_q, state_d;
-  logic [63:0]      addr_q, addr_d;
-  logic [31:0]      rb_q, rb_d, rows_q, rows_d, stride_q, stride_d;
-  logic [7:0]       err_q, err_d;
-  logic [63:0]      err_addr_q, err_addr_d;
   logic             start_q, start_d;
   logic [BoutW-1:0] bout_q, bout_d;  // AW bursts issued, B not yet received
   logic [WpW-1:0]   wpend_q, wpend_d;  // bursts in the W order queue
 
-  // ceil(row_bytes / BusBytes)
-  logic [32:0] rb_round;
-  logic [31:0] row_beats;
-  assign rb_round  = 33'(rb_q) + 33'(BusBytes - 1);
-  assign row_beats = 32'(rb_round >> OffW);
+  weft_dma_req_t req;
+  logic [31:0]   row_beats;
+  logic          start, run, drop, gen_valid;
+  logic [63:0]   baddr_head;
+
+  weft_dma_ch #(
+    .BusBytes  (BusBytes),
+    .MaxBurst  (MaxBurst),
+    .StopOnErr (1'b0)            // a write transfer always runs to its end
+  ) u_ch (
+    .clk_i,
+    .rst_ni,
+    .req_valid_i,
+    .req_ready_o,
+    .req_i,
+    .chk_valid_o,
+    .chk_req_o,
+    .chk_rsp_i,
+    .chk_err_i,
+    .req_o           (req),
+    .row_beats_o     (row_beats),
+    .start_o         (start),
+    .run_o           (run),
+    .failed_o        (drop),
+    .burst_valid_o   (gen_valid),
+    .burst_pop_i,
+    .burst_addr_o,
+    .burst_len_o,
+    .burst_row_end_o,
+    .rsp_valid_i     (b_valid_i),
+    .rsp_resp_i      (b_resp_i),
+    .rsp_addr_i      (baddr_head),
+    .drained_i       (wpend_q == '0 && bout_q == '0),
+    .done_valid_o,
+    .done_err_o,
+    .done_addr_o,
+    .busy_o
+  );
+
+  logic unused_req;
+  assign unused_req = ^{req.addr, req.rows, req.stride, row_beats, run};
 
   always_comb begin : p_tail
     tail_strb_o = '1;
-    if (rb_q[OffW-1:0] != '0) begin
+    if (req.row_bytes[OffW-1:0] != '0) begin
       for (int b = 0; b < BusBytes; b++) begin
-        tail_strb_o[b] = (b < 32'(rb_q[OffW-1:0]));
+        tail_strb_o[b] = (b < 32'(req.row_bytes[OffW-1:0]));
       end
     end
   end
 
-  logic gen_start, gen_valid, gen_busy, gen_row_end;
-  logic [63:0] gen_addr;
-  logic [LenW-1:0] gen_len;
-  assign gen_start = (state_q == StCheck) && chk_rsp_i && (chk_err_i == weft_pkg::ErrNone);
-
-  weft_dma_burst #(
-    .BusBytes (BusBytes),
-    .MaxBurst (MaxBurst)
-  ) u_burst (
-    .clk_i,
-    .rst_ni,
-    .clear_i         (1'b0),           // a write transfer always runs to its end
-    .start_i         (gen_start),
-    .start_addr_i    (addr_q),
-    .start_beats_i   (row_beats),
-    .start_rows_i    (rows_q),
-    .start_stride_i  (stride_q),
-    .burst_valid_o   (gen_valid),
-    .burst_pop_i     (burst_pop_i),
-    .burst_addr_o    (gen_addr),
-    .burst_len_o     (gen_len),
-    .burst_row_end_o (gen_row_end),
-    .busy_o          (gen_busy)
-  );
-
-  logic drop;
-  assign drop            = (err_q != weft_pkg::ErrNone);
-  assign burst_valid_o   = gen_valid && (state_q == StRun) && (drop || bout_q != BoutW'(MaxWrOut));
-  assign burst_addr_o    = gen_addr;
-  assign burst_len_o     = gen_len;
-  assign burst_row_end_o = gen_row_end;
-  assign burst_drop_o    = drop;
+  assign burst_valid_o = gen_valid && (drop || bout_q != BoutW'(MaxWrOut));
+  assign burst_drop_o  = drop;
 
   // Addresses of the bursts awaiting B.
-  logic        baddr_push, baddr_ready, baddr_valid;
-  logic [63:0] baddr_head;
+  logic baddr_push, baddr_ready, baddr_valid;
   logic [$clog2(MaxWrOut + 1)-1:0] baddr_usage;
   assign baddr_push = burst_pop_i && !drop;
 
@@ -141,7 +130,7 @@ module weft_dma_wr_ch #(
     .flush_i     (1'b0),
     .in_valid_i  (baddr_push),
     .in_ready_o  (baddr_ready),
-    .in_data_i   (gen_addr),
+    .in_data_i   (burst_addr_o),
     .out_valid_o (baddr_valid),
     .out_ready_i (b_valid_i),
     .out_data_o  (baddr_head),
@@ -151,97 +140,27 @@ module weft_dma_wr_ch #(
   logic unused_fifo;
   assign unused_fifo = ^{baddr_ready, baddr_usage};
 
-  assign req_ready_o     = (state_q == StIdle);
-  assign chk_valid_o     = (state_q == StCheck);
-  assign chk_addr_o      = addr_q;
-  assign chk_row_bytes_o = rb_q;
-  assign chk_rows_o      = rows_q;
-  assign chk_stride_o    = stride_q;
-  assign wr_start_o      = start_q;
-  assign done_valid_o    = (state_q == StDone);
-  assign done_err_o      = err_q;
-  assign done_addr_o     = err_addr_q;
-  assign busy_o          = (state_q != StIdle);
+  assign wr_start_o = start_q;
 
   always_comb begin : p_next
-    state_d    = state_q;
-    addr_d     = addr_q;
-    rb_d       = rb_q;
-    rows_d     = rows_q;
-    stride_d   = stride_q;
-    err_d      = err_q;
-    err_addr_d = err_addr_q;
-    start_d    = 1'b0;
-    bout_d     = bout_q;
-    wpend_d    = wpend_q;
-
+    start_d = start;
+    bout_d  = bout_q;
+    wpend_d = wpend_q;
     if (burst_pop_i && !drop) bout_d = bout_d + BoutW'(1);
     if (b_valid_i) bout_d = bout_d - BoutW'(1);
     if (burst_pop_i) wpend_d = wpend_d + WpW'(1);
     if (w_done_i) wpend_d = wpend_d - WpW'(1);
-
-    if (b_valid_i && b_resp_i[1] && !drop && state_q == StRun) begin
-      err_d      = b_resp_i[0] ? weft_pkg::ErrDecerr : weft_pkg::ErrSlverr;
-      err_addr_d = baddr_head;
-    end
-
-    unique case (state_q)
-      StIdle: begin
-        if (req_valid_i) begin
-          state_d    = StCheck;
-          addr_d     = req_addr_i;
-          rb_d       = req_row_bytes_i;
-          rows_d     = req_rows_i;
-          stride_d   = req_stride_i;
-          err_d      = weft_pkg::ErrNone;
-          err_addr_d = '0;
-        end
-      end
-      StCheck: begin
-        if (chk_rsp_i) begin
-          if (chk_err_i != weft_pkg::ErrNone) begin
-            state_d    = StDone;
-            err_d      = chk_err_i;
-            err_addr_d = addr_q;
-          end else begin
-            state_d = StRun;
-            start_d = 1'b1;
-          end
-        end
-      end
-      StRun: begin
-        if (!gen_busy && wpend_q == '0 && bout_q == '0) state_d = StDone;
-      end
-      StDone: begin
-        state_d = StIdle;
-      end
-      default: state_d = StIdle;
-    endcase
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
     if (!rst_ni) begin
-      state_q    <= StIdle;
-      addr_q     <= '0;
-      rb_q       <= '0;
-      rows_q     <= '0;
-      stride_q   <= '0;
-      err_q      <= '0;
-      err_addr_q <= '0;
-      start_q    <= 1'b0;
-      bout_q     <= '0;
-      wpend_q    <= '0;
+      start_q <= 1'b0;
+      bout_q  <= '0;
+      wpend_q <= '0;
     end else begin
-      state_q    <= state_d;
-      addr_q     <= addr_d;
-      rb_q       <= rb_d;
-      rows_q     <= rows_d;
-      stride_q   <= stride_d;
-      err_q      <= err_d;
-      err_addr_q <= err_addr_d;
-      start_q    <= start_d;
-      bout_q     <= bout_d;
-      wpend_q    <= wpend_d;
+      start_q <= start_d;
+      bout_q  <= bout_d;
+      wpend_q <= wpend_d;
     end
   end
 

@@ -73,9 +73,9 @@ module weft_spad #(
   logic [NumRd-1:0] bank_grant [Banks];
 
   for (genvar b = 0; b < Banks; b++) begin : g_bank
-    logic [NumRd-1:0] req;
-    logic [PortW-1:0] ptr_q, ptr_d, pick;
-    logic             any;
+    logic [NumRd-1:0]  req, grant;
+    logic [PortW-1:0]  pick;
+    logic              any;
     logic [BankAw-1:0] rd_off;
 
     always_comb begin : p_req
@@ -84,37 +84,26 @@ module weft_spad #(
       end
     end
 
-    // Round-robin: the lowest requesting port at or after ptr_q wins, else the lowest one.
-    always_comb begin : p_pick
-      pick = '0;
-      any  = 1'b0;
-      for (int i = NumRd - 1; i >= 0; i--) begin
-        if (req[i]) begin
-          pick = PortW'(i);
-          any  = 1'b1;
-        end
-      end
-      for (int i = NumRd - 1; i >= 0; i--) begin
-        if (req[i] && PortW'(i) >= ptr_q) pick = PortW'(i);
-      end
-    end
+    // Round-robin (weft_rr_pick): a granted request is always served, so the search moves past
+    // the port it picks whenever it picks one.
+    weft_rr_pick #(.N(NumRd)) u_pick (
+      .clk_i,
+      .rst_ni,
+      .req_i     (req),
+      .any_o     (any),
+      .idx_o     (pick),
+      .onehot_o  (grant),
+      .adv_i     (any),
+      .adv_idx_i (pick)
+    );
 
-    always_comb begin : p_grant
-      bank_grant[b] = '0;
-      rd_off        = '0;
-      ptr_d         = ptr_q;
+    assign bank_grant[b] = grant;
+
+    always_comb begin : p_off
+      rd_off = '0;
       for (int i = 0; i < NumRd; i++) begin
-        if (any && pick == PortW'(i)) begin
-          bank_grant[b][i] = 1'b1;
-          rd_off           = port_off[i];
-          ptr_d            = (i == NumRd - 1) ? '0 : PortW'(i + 1);
-        end
+        if (grant[i]) rd_off = port_off[i];
       end
-    end
-
-    always_ff @(posedge clk_i or negedge rst_ni) begin : p_ptr
-      if (!rst_ni) ptr_q <= '0;
-      else         ptr_q <= ptr_d;
     end
 
     weft_sram_1r1w #(.Depth(BankLines), .Width(DataW)) u_sram (

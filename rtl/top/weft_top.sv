@@ -16,6 +16,7 @@
 // CAP0..CAP4 report the parameters. irq_o = |(IRQ_STATUS & IRQ_ENABLE).
 // The register map has four DMA windows; NumWin (1..4) of them are used.
 `include "weft_assert.svh"
+`include "weft_dma_types.svh"
 
 module weft_top #(
   parameter int  Rows      = 16,
@@ -307,15 +308,15 @@ module weft_top #(
   end
 
   // ---------------------------------------------------------------- command processor
+  localparam int DmaReqW = $bits(weft_dma_req_t'(0));
   logic [1:0]         rd_req_valid, rd_req_ready, rd_valid, rd_ready, rd_done_valid;
-  logic [2*64-1:0]    rd_req_addr, rd_done_addr;
-  logic [2*32-1:0]    rd_req_row_bytes, rd_req_rows, rd_req_stride;
+  logic [2*DmaReqW-1:0] rd_req, wr_req;  // weft_dma_req_t per client
+  logic [2*64-1:0]    rd_done_addr;
   logic [DataW-1:0]   rd_data;
   logic               rd_last;
   logic [2*8-1:0]     rd_done_err;
   logic [1:0]         wr_req_valid, wr_req_ready, wr_start, wr_valid, wr_ready, wr_done_valid;
-  logic [2*64-1:0]    wr_req_addr, wr_done_addr;
-  logic [2*32-1:0]    wr_req_row_bytes, wr_req_rows, wr_req_stride;
+  logic [2*64-1:0]    wr_done_addr;
   logic [2*DataW-1:0] wr_data;
   logic [2*8-1:0]     wr_done_err;
   logic               dma_busy, stat_rd_beat, stat_wr_beat, stat_rd_stall, stat_wr_stall;
@@ -395,10 +396,7 @@ module weft_top #(
     .perf_lo_rd_i           (perf_rd),
     .dma_rd_req_valid_o     (rd_req_valid),
     .dma_rd_req_ready_i     (rd_req_ready),
-    .dma_rd_req_addr_o      (rd_req_addr),
-    .dma_rd_req_row_bytes_o (rd_req_row_bytes),
-    .dma_rd_req_rows_o      (rd_req_rows),
-    .dma_rd_req_stride_o    (rd_req_stride),
+    .dma_rd_req_o           (rd_req),
     .dma_rd_valid_i         (rd_valid),
     .dma_rd_ready_o         (rd_ready),
     .dma_rd_data_i          (rd_data),
@@ -408,10 +406,7 @@ module weft_top #(
     .dma_rd_done_addr_i     (rd_done_addr),
     .dma_wr_req_valid_o     (wr_req_valid),
     .dma_wr_req_ready_i     (wr_req_ready),
-    .dma_wr_req_addr_o      (wr_req_addr),
-    .dma_wr_req_row_bytes_o (wr_req_row_bytes),
-    .dma_wr_req_rows_o      (wr_req_rows),
-    .dma_wr_req_stride_o    (wr_req_stride),
+    .dma_wr_req_o           (wr_req),
     .dma_wr_start_i         (wr_start),
     .dma_wr_valid_o         (wr_valid),
     .dma_wr_ready_i         (wr_ready),
@@ -495,10 +490,7 @@ module weft_top #(
     .rst_ni,
     .rd_req_valid_i     (rd_req_valid),
     .rd_req_ready_o     (rd_req_ready),
-    .rd_req_addr_i      (rd_req_addr),
-    .rd_req_row_bytes_i (rd_req_row_bytes),
-    .rd_req_rows_i      (rd_req_rows),
-    .rd_req_stride_i    (rd_req_stride),
+    .rd_req_i           (rd_req),
     .rd_valid_o         (rd_valid),
     .rd_ready_i         (rd_ready),
     .rd_data_o          (rd_data),
@@ -508,10 +500,7 @@ module weft_top #(
     .rd_done_addr_o     (rd_done_addr),
     .wr_req_valid_i     (wr_req_valid),
     .wr_req_ready_o     (wr_req_ready),
-    .wr_req_addr_i      (wr_req_addr),
-    .wr_req_row_bytes_i (wr_req_row_bytes),
-    .wr_req_rows_i      (wr_req_rows),
-    .wr_req_stride_i    (wr_req_stride),
+    .wr_req_i           (wr_req),
     .wr_start_o         (wr_start),
     .wr_valid_i         (wr_valid),
     .wr_ready_o         (wr_ready),

@@ -16,6 +16,7 @@ set(WEFT_RTL_COMMON
   ${WEFT_RTL_DIR}/common/weft_sram_1r1w.sv
   ${WEFT_RTL_DIR}/common/weft_fifo.sv
   ${WEFT_RTL_DIR}/common/weft_spill_register.sv
+  ${WEFT_RTL_DIR}/common/weft_rr_pick.sv
   ${WEFT_RTL_DIR}/common/weft_rr_arbiter.sv)
 set(WEFT_RTL_TENSOR
   ${WEFT_RTL_DIR}/tensor/weft_pe.sv

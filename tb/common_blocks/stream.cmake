@@ -4,6 +4,7 @@ set(WEFT_STREAM_SOURCES
   ${WEFT_RTL_DIR}/common/weft_hs_checker.sv
   ${WEFT_RTL_DIR}/common/weft_fifo.sv
   ${WEFT_RTL_DIR}/common/weft_spill_register.sv
+  ${WEFT_RTL_DIR}/common/weft_rr_pick.sv
   ${WEFT_RTL_DIR}/common/weft_rr_arbiter.sv)
 
 # FIFO: Depth 1 (half rate by design), 4, 5 (not a power of two); Width 16.

@@ -190,12 +190,16 @@ class DmaEnv {
 
   bool chance(double p) { return p > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
 
-  void put_req(auto& addr_port, auto& rb_port, auto& rows_port, auto& stride_port, int c,
-               const DmaReq& r) {
-    set_bits(addr_port, 64 * c, 64, r.addr);
-    set_bits(rb_port, 32 * c, 32, r.row_bytes);
-    set_bits(rows_port, 32 * c, 32, r.rows);
-    set_bits(stride_port, 32 * c, 32, r.stride);
+  // Client c's request at [c*kReqBits +: kReqBits] of rd_req_i / wr_req_i, laid out as
+  // weft_dma_req_t (rtl/common/weft_dma_types.svh; a packed struct's first field is its top):
+  // {addr[63:0], row_bytes[31:0], rows[31:0], stride[31:0]}.
+  static constexpr int kReqBits = 64 + 3 * 32;
+  void put_req(auto& port, int c, const DmaReq& r) {
+    const int base = kReqBits * c;
+    set_bits(port, base + 96, 64, r.addr);
+    set_bits(port, base + 64, 32, r.row_bytes);
+    set_bits(port, base + 32, 32, r.rows);
+    set_bits(port, base, 32, r.stride);
   }
 
   void drive_clients() {
@@ -205,8 +209,7 @@ class DmaEnv {
       if (!cl.active && !cl.offering && !cl.queue.empty() && !chance(stress_.req_gap)) cl.offering = true;
       set_bits(d.rd_req_valid_i, c, 1, cl.offering);
       if (cl.offering)
-        put_req(d.rd_req_addr_i, d.rd_req_row_bytes_i, d.rd_req_rows_i, d.rd_req_stride_i, c,
-                cl.queue.front());
+        put_req(d.rd_req_i, c, cl.queue.front());
       set_bits(d.rd_ready_i, c, 1, !chance(stress_.rd_stall));
     }
     for (int c = 0; c < kNumWr; ++c) {
@@ -214,8 +217,7 @@ class DmaEnv {
       if (!cl.active && !cl.offering && !cl.queue.empty() && !chance(stress_.req_gap)) cl.offering = true;
       set_bits(d.wr_req_valid_i, c, 1, cl.offering);
       if (cl.offering)
-        put_req(d.wr_req_addr_i, d.wr_req_row_bytes_i, d.wr_req_rows_i, d.wr_req_stride_i, c,
-                cl.queue.front().req);
+        put_req(d.wr_req_i, c, cl.queue.front().req);
       if (cl.started && !cl.beats.empty() && !cl.beat_offered && !chance(stress_.wr_gap))
         cl.beat_offered = true;
       set_bits(d.wr_valid_i, c, 1, cl.beat_offered);

@@ -7,36 +7,51 @@ set(WEFT_WAVE_DIR ${CMAKE_BINARY_DIR}/waves)
 set(WEFT_COVERAGE_DIR ${CMAKE_BINARY_DIR}/coverage)
 set(WEFT_VECTOR_DIR ${CMAKE_BINARY_DIR}/vectors)
 
-# Every RTL source, in dependency order (packages first). Blocks list what they need.
-set(WEFT_RTL_COMMON
-  ${WEFT_RTL_DIR}/common/weft_pkg.sv
-  ${WEFT_RTL_DIR}/common/weft_delay.sv
-  ${WEFT_RTL_DIR}/common/weft_hs_checker.sv
-  ${WEFT_RTL_DIR}/common/weft_sram_1rw.sv
-  ${WEFT_RTL_DIR}/common/weft_sram_1r1w.sv
-  ${WEFT_RTL_DIR}/common/weft_fifo.sv
-  ${WEFT_RTL_DIR}/common/weft_spill_register.sv
-  ${WEFT_RTL_DIR}/common/weft_rr_arbiter.sv)
-set(WEFT_RTL_TENSOR
-  ${WEFT_RTL_DIR}/tensor/weft_pe.sv
-  ${WEFT_RTL_DIR}/tensor/weft_systolic_array.sv
-  ${WEFT_RTL_DIR}/tensor/weft_requant.sv
-  ${WEFT_RTL_DIR}/tensor/weft_postproc.sv
-  ${WEFT_RTL_DIR}/tensor/weft_accumulator.sv
-  ${WEFT_RTL_DIR}/tensor/weft_tensor_unit.sv)
-# Host-path blocks: every module file of the folder (modules may come in any order).
-file(GLOB WEFT_RTL_HOST CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/host/*.sv)
-file(GLOB WEFT_RTL_DMA  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/dma/*.sv)
-file(GLOB WEFT_RTL_CMD  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/cmd/*.sv)
-file(GLOB WEFT_RTL_TOP  CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/top/*.sv)
-file(GLOB WEFT_RTL_SIMT CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/simt/*.sv)
-file(GLOB WEFT_RTL_UART CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/uart/*.sv)
-file(GLOB WEFT_RTL_PCIE CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/pcie/*.sv)
-file(GLOB WEFT_RTL_BOARD CONFIGURE_DEPENDS ${WEFT_RTL_DIR}/board/*.sv)
+# Every RTL source comes from the RTL manifest rtl/manifest.toml (docs/rtl-manifest.md), read at
+# configure time by scripts/rtl_manifest.py into ${CMAKE_BINARY_DIR}/rtl_manifest.cmake:
+#   WEFT_RTL_<FILESET>        each fileset, in order (WEFT_RTL_COMMON, WEFT_RTL_TENSOR, WEFT_RTL_HOST,
+#                             WEFT_RTL_DMA, WEFT_RTL_CMD, WEFT_RTL_SIMT, WEFT_RTL_TOP, WEFT_RTL_UART,
+#                             WEFT_RTL_PCIE, WEFT_RTL_BOARD)
+#   WEFT_RTL_SOURCES_<top>    a top's sources (weft_rtl_sources(<var> <top>)), WEFT_RTL_TOPS the tops
+#   WEFT_RTL_INCLUDE_DIRS, WEFT_RTL_HEADERS, WEFT_RTL_DEFINES
+# CMake re-runs when the manifest changes or a file appears in (or leaves) a globbed folder.
+set(WEFT_RTL_MANIFEST ${CMAKE_SOURCE_DIR}/rtl/manifest.toml)
+execute_process(
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/rtl_manifest.py cmake
+          ${CMAKE_BINARY_DIR}/rtl_manifest.cmake
+  RESULT_VARIABLE weft_manifest_rc ERROR_VARIABLE weft_manifest_err)
+if(NOT weft_manifest_rc EQUAL 0)
+  message(FATAL_ERROR "rtl/manifest.toml: ${weft_manifest_err}")
+endif()
+include(${CMAKE_BINARY_DIR}/rtl_manifest.cmake)
+# The same as command-line flags (-I<dir> -D<define>) for Verilator and Icarus.
+set(weft_incs ${WEFT_RTL_INCLUDE_DIRS})
+set(weft_defs ${WEFT_RTL_DEFINES})
+list(TRANSFORM weft_incs PREPEND -I)
+list(TRANSFORM weft_defs PREPEND -D)
+set(WEFT_RTL_DEFINE_FLAGS ${weft_defs})
+set(WEFT_RTL_FLAGS ${weft_incs} ${weft_defs})
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${WEFT_RTL_MANIFEST}
+                                                               ${CMAKE_SOURCE_DIR}/scripts/rtl_manifest.py)
+file(GLOB weft_rtl_globbed CONFIGURE_DEPENDS ${WEFT_RTL_GLOBS})
 
-# weft_verilated_model(<name> TOP <module> SOURCES <sv...> [PARAMS Name=Value ...])
+# weft_rtl_sources(<var> <top>...): the manifest's source list of each <top>, in order, each file
+# once.
+function(weft_rtl_sources var)
+  set(srcs)
+  foreach(top IN LISTS ARGN)
+    if(NOT DEFINED WEFT_RTL_SOURCES_${top})
+      message(FATAL_ERROR "weft_rtl_sources: no top '${top}' in rtl/manifest.toml (tops: ${WEFT_RTL_TOPS})")
+    endif()
+    list(APPEND srcs ${WEFT_RTL_SOURCES_${top}})
+  endforeach()
+  list(REMOVE_DUPLICATES srcs)
+  set(${var} ${srcs} PARENT_SCOPE)
+endfunction()
+
+# weft_verilated_model(<name> TOP <module> [SOURCES <sv...>] [PARAMS Name=Value ...] [ARGS ...])
 # Verilates one block configuration into a static library <name> (model class V<name>) that
-# any number of test binaries link. One library per configuration: a binary links one model
+# any number of test binaries link; without SOURCES, from the manifest's sources of top <module>. One library per configuration: a binary links one model
 # (Verilator's DPI exports are global C symbols).
 # Mutation testing (scripts/mutate.sh): a file in WEFT_RTL_OVERRIDE_DIR replaces the rtl/ source
 # of the same name in every model.
@@ -65,6 +80,9 @@ set_target_properties(weft_verilated_rt PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 function(weft_verilated_model name)
   cmake_parse_arguments(M "" "TOP" "SOURCES;PARAMS;ARGS" ${ARGN})
+  if(NOT M_SOURCES)
+    weft_rtl_sources(M_SOURCES ${M_TOP})
+  endif()
   if(WEFT_RTL_OVERRIDE_DIR)
     set(srcs)
     foreach(src IN LISTS M_SOURCES)
@@ -90,8 +108,9 @@ function(weft_verilated_model name)
     PREFIX V${name}
     TOP_MODULE ${M_TOP}
     SOURCES ${WEFT_LINT_WAIVERS} ${M_SOURCES}
-    INCLUDE_DIRS ${WEFT_RTL_DIR}/common
-    VERILATOR_ARGS -Wall --assert --x-assign unique --x-initial unique ${gparams} ${M_ARGS})
+    INCLUDE_DIRS ${WEFT_RTL_INCLUDE_DIRS}
+    VERILATOR_ARGS -Wall --assert --x-assign unique --x-initial unique ${WEFT_RTL_DEFINE_FLAGS}
+                   ${gparams} ${M_ARGS})
   if(WEFT_COVERAGE)
     # verilate() defines VM_COVERAGE privately; the harness (weft/tb/harness.hpp) needs it too to
     # write each test's coverage data.
@@ -125,7 +144,8 @@ endfunction()
 
 # ---------------------------------------------------------------------------------------------
 # Self-checking SystemVerilog benches (tb/sv) that run on both Icarus and Verilator.
-# weft_sv_bench(<name> TOP <bench module> SOURCES <sv...> VECGEN <generator> [PLUSARGS ...])
+# weft_sv_bench(<name> TOP <bench module> [RTL <manifest top>...] SOURCES <sv...> VECGEN <generator>
+#               [PLUSARGS ...]): the RTL tops' manifest sources, then SOURCES (the bench's own).
 # - vectors: `weft_vecgen <generator> <dir> <seed>` writes <dir>/*.hex from the golden/reference
 #   models (seed: WEFT_VECTOR_SEED, default 1);
 # - Icarus: iverilog -g2012 then vvp; Verilator: --binary --timing; both read the same vectors;
@@ -137,7 +157,11 @@ find_program(VVP vvp REQUIRED)
 find_program(VERILATOR_BIN verilator REQUIRED)
 
 function(weft_sv_bench name)
-  cmake_parse_arguments(B "" "TOP;VECGEN" "SOURCES;PLUSARGS" ${ARGN})
+  cmake_parse_arguments(B "" "TOP;VECGEN" "RTL;SOURCES;PLUSARGS" ${ARGN})
+  if(B_RTL)
+    weft_rtl_sources(rtl ${B_RTL})
+    set(B_SOURCES ${rtl} ${B_SOURCES})
+  endif()
   set(vdir ${WEFT_VECTOR_DIR}/${name})
   set(bdir ${CMAKE_BINARY_DIR}/sv/${name})
   add_custom_command(OUTPUT ${vdir}/.stamp
@@ -148,13 +172,13 @@ function(weft_sv_bench name)
     COMMENT "Vectors for ${name} (seed ${WEFT_VECTOR_SEED})")
   add_custom_command(OUTPUT ${bdir}/${name}.vvp
     COMMAND ${CMAKE_COMMAND} -E make_directory ${bdir}
-    COMMAND ${IVERILOG} -g2012 -Wall -I${WEFT_RTL_DIR}/common -s ${B_TOP} -o ${bdir}/${name}.vvp ${B_SOURCES}
+    COMMAND ${IVERILOG} -g2012 -Wall ${WEFT_RTL_FLAGS} -s ${B_TOP} -o ${bdir}/${name}.vvp ${B_SOURCES}
     DEPENDS ${B_SOURCES}
     COMMENT "Icarus: ${name}")
   add_custom_command(OUTPUT ${bdir}/verilator/V${name}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${bdir}/verilator
     COMMAND ${VERILATOR_BIN} --binary --timing -Wall --assert --quiet-exit
-            -I${WEFT_RTL_DIR}/common --top-module ${B_TOP} --Mdir ${bdir}/verilator -o V${name}
+            ${WEFT_RTL_FLAGS} --top-module ${B_TOP} --Mdir ${bdir}/verilator -o V${name}
             -j 2 ${WEFT_LINT_WAIVERS} ${CMAKE_SOURCE_DIR}/tb/sv/tb.vlt ${B_SOURCES}
     DEPENDS ${B_SOURCES} ${WEFT_LINT_WAIVERS} ${CMAKE_SOURCE_DIR}/tb/sv/tb.vlt
     COMMENT "Verilator (--binary): ${name}"

@@ -78,6 +78,28 @@ find_package(ZLIB REQUIRED)
 target_link_libraries(weft_verilated_rt PUBLIC ZLIB::ZLIB Threads::Threads)
 set_target_properties(weft_verilated_rt PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
+# Optimisation of the Verilated C++ (docs/performance.md, "Build time"). The CMake Release default
+# (-O3) on every generated file spent most of the build on code that runs once or never:
+#   - slow code (__Slow.cpp, __Syms.cpp, __ConstPool: constructors, initial and settle, run once
+#     per model) at WEFT_VL_OPT_SLOW, default -O0 (Verilator's own make flow: no -O either);
+#   - trace code (__Trace__*.cpp: runs only with --trace / WEFT_TRACE=1 / make wave) at
+#     WEFT_VL_OPT_TRACE, default -O1;
+#   - the per-cycle code of test-only models at WEFT_VL_OPT_FAST, default -O1 (block tests run
+#     seconds); the models in WEFT_VL_SPEED_MODELS keep the Release optimisation: the ones the
+#     benchmarks time (make bench) and the ones the long system tests simulate.
+# Set any of them to "" for the Release flags everywhere.
+set(WEFT_VL_OPT_SLOW "-O0" CACHE STRING "Optimisation of Verilated slow code (constructors, settle)")
+set(WEFT_VL_OPT_TRACE "-O1" CACHE STRING "Optimisation of Verilated trace code")
+set(WEFT_VL_OPT_FAST "-O1" CACHE STRING "Optimisation of the per-cycle code of test-only models")
+set(WEFT_VL_SPEED_MODELS
+  vl_tu_16x16          # bench_tensor_unit (make bench section 1)
+  vl_dma_default       # bench_dma (section 4)
+  vl_simt_bench_4x8    # bench_simt (section 5)
+  vl_weft_sim_16x16    # sim:// plugin: bench_host (section 4), the Sim system tests
+  vl_weft_pcie_16x16   # pcie-sim:// plugin: bench_pcie (section 6), the PcieSim system tests
+  vl_weft_board        # uart:// board: the Uart system tests, the longest of make test
+  CACHE STRING "Verilated models whose per-cycle code keeps the Release optimisation")
+
 function(weft_verilated_model name)
   cmake_parse_arguments(M "" "TOP" "SOURCES;PARAMS;ARGS" ${ARGN})
   if(NOT M_SOURCES)
@@ -120,6 +142,26 @@ function(weft_verilated_model name)
   get_target_property(srcs ${name} SOURCES)
   list(FILTER srcs EXCLUDE REGEX "^${VERILATOR_ROOT}/include/")
   set_property(TARGET ${name} PROPERTY SOURCES ${srcs})
+  # Per-file optimisation (after the Release flags on the command line, so it wins).
+  set(opt_fast ${WEFT_VL_OPT_FAST})
+  if(name IN_LIST WEFT_VL_SPEED_MODELS)
+    set(opt_fast "")
+  endif()
+  foreach(src IN LISTS srcs)
+    get_filename_component(base ${src} NAME)
+    if(base MATCHES "__Trace__[0-9]+(__Slow)?\\.cpp$")
+      set(opt ${WEFT_VL_OPT_TRACE})
+    elseif(base MATCHES "(__Slow|__Syms|__ConstPool_[0-9]+)\\.cpp$")
+      set(opt ${WEFT_VL_OPT_SLOW})
+    elseif(base MATCHES "\\.cpp$")
+      set(opt ${opt_fast})
+    else()
+      set(opt "")
+    endif()
+    if(opt)
+      set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "${opt}")
+    endif()
+  endforeach()
   target_link_libraries(${name} PUBLIC weft_verilated_rt)
   # Verilator's generated code is not ours to lint with the project's warnings.
   target_compile_options(${name} PRIVATE -w)

@@ -11,7 +11,9 @@
 #      softmax, max-pool) with cycles/element, IPC, threads per issue and stalls, checked against
 #      the golden SIMT model (tb/bench/bench_simt.cpp, docs/simt.md "Benchmark");
 #   6. host <-> scratchpad through pcie-sim://;
-#   7. the targets this bench cannot measure (fresh-clone build, conv layers).
+#   7. the fresh-clone build before the first test (scripts/bench_build.sh: a clone of HEAD, 2 jobs,
+#      no compiler cache; 10-20 minutes, WEFT_BENCH_BUILD=0 skips it);
+#   8. the targets this bench cannot measure (conv layers).
 # Every figure prints its target and "met" or "MISSES", or says "no target" (docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,13 +30,13 @@ echo
 echo "== 2. Verilator build of weft_tensor_unit 16x16 from scratch (${JOBS} jobs) =="
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-srcs="rtl/weft.vlt rtl/common/weft_pkg.sv rtl/common/weft_delay.sv rtl/common/weft_hs_checker.sv
-      rtl/common/weft_sram_1r1w.sv rtl/common/weft_fifo.sv rtl/tensor/weft_pe.sv
-      rtl/tensor/weft_systolic_array.sv rtl/tensor/weft_requant.sv rtl/tensor/weft_postproc.sv
-      rtl/tensor/weft_accumulator.sv rtl/tensor/weft_tensor_unit.sv"
+# Sources and include dirs from the RTL manifest (rtl/manifest.toml).
+manifest() { python3 scripts/rtl_manifest.py "$@"; }
+incs=$(manifest incdirs --flag=-I --sep ' ')
+srcs="rtl/weft.vlt $(manifest files weft_tensor_unit --sep ' ')"
 t0=$(date +%s.%N)
 # shellcheck disable=SC2086
-verilator --cc --build -j "$JOBS" -Wall --assert -Irtl/common --top-module weft_tensor_unit \
+verilator --cc --build -j "$JOBS" -Wall --assert $incs --top-module weft_tensor_unit \
   -GRows=16 -GCols=16 -GAccDepth=1024 --Mdir "$tmp/obj" $srcs >"$tmp/build.log" 2>&1 ||
   { cat "$tmp/build.log"; exit 1; }
 t1=$(date +%s.%N)
@@ -43,8 +45,7 @@ awk -v a="$t0" -v b="$t1" 'BEGIN { s = b - a
 
 echo
 echo "== 3. Same SV bench and vectors on both simulators (tb/sv/tb_array.sv) =="
-array_srcs="rtl/common/weft_pkg.sv rtl/common/weft_delay.sv rtl/tensor/weft_pe.sv
-            rtl/tensor/weft_systolic_array.sv tb/sv/tb_array.sv"
+array_srcs="$(manifest files weft_systolic_array --sep ' ') tb/sv/tb_array.sv"
 run_timed() {  # prints seconds; the bench's result line goes to stderr
   local t0 t1 out
   t0=$(date +%s.%N)
@@ -59,10 +60,10 @@ for cfg in "4 4 200000 array" "16 16 20000 array_16x16"; do
   mkdir -p "$d"
   WEFT_VECTOR_CYCLES=$cycles "$BUILD/tb/vectors/weft_vecgen" "$gen" "$d/vectors" 1
   # shellcheck disable=SC2086
-  iverilog -g2012 -Irtl/common -P tb_array.Rows="$rows" -P tb_array.Cols="$cols" -s tb_array \
+  iverilog -g2012 $incs -P tb_array.Rows="$rows" -P tb_array.Cols="$cols" -s tb_array \
     -o "$d/tb.vvp" $array_srcs
   # shellcheck disable=SC2086
-  verilator --binary --timing -Wall --assert --quiet-exit -Irtl/common -GRows="$rows" -GCols="$cols" \
+  verilator --binary --timing -Wall --assert --quiet-exit $incs -GRows="$rows" -GCols="$cols" \
     --top-module tb_array --Mdir "$d/obj" -o Vtb -j "$JOBS" rtl/weft.vlt tb/sv/tb.vlt $array_srcs \
     >"$d/verilator.log" 2>&1 || { cat "$d/verilator.log"; exit 1; }
   echo "   ${rows}x${cols} array, ${cycles} cycles:"
@@ -96,7 +97,14 @@ else
 fi
 
 echo
-echo "== 7. Targets this bench does not measure =="
-echo "   fresh-clone build before the first test: target <= 12 min on 2 cores; not measured here"
-echo "      (it is the whole build: README.md, \"How long the first run takes\", has the measured time)"
+echo "== 7. Fresh-clone build before the first test (2 cores, no compiler cache) =="
+if [[ ${WEFT_BENCH_BUILD:-1} == 0 ]]; then
+  echo "   fresh-clone build before the first test: skipped (WEFT_BENCH_BUILD=0); target <= 12 min"
+else
+  echo "   (10-20 minutes: a clone of HEAD configured and built from scratch; WEFT_BENCH_BUILD=0 skips it)"
+  bash scripts/bench_build.sh
+fi
+
+echo
+echo "== 8. Targets this bench does not measure =="
 echo "   conv layers: target >= 85 % of Rows*Cols MAC/cycle; not measurable yet (no conv benchmark)"

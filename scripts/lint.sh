@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Weft RTL lint: `verilator --lint-only -Wall --assert` (assertions linted too) with every module weft_* of rtl/ as the top in turn
-# (all rtl/ sources, the waivers in rtl/weft.vlt, include dir rtl/common, each top at its default
-# parameters). One line per top: "clean" or its warnings. Exit 1 if any top has a warning or error.
+# Weft RTL lint: `verilator --lint-only -Wall --assert` (assertions linted too) with every module
+# weft_* of rtl/ as the top in turn, each at its default parameters, the waivers in rtl/weft.vlt.
+# Sources come from the RTL manifest (rtl/manifest.toml, scripts/rtl_manifest.py): a module that
+# is a top of the manifest is linted with that top's own source list (so a file missing from it is
+# an error); any other module with every fileset. The manifest's own check runs first
+# (rtl_manifest.py check: every rtl/ file in a fileset). One line per top: "clean" or its warnings.
+# Exit 1 if the manifest check fails or any top has a warning or error.
 # Run from anywhere (CTest test lint.rtl, `make lint`). Optional arguments: tops to lint (default all).
 # Environment: LINT_JOBS (default nproc) tops linted at once.
 set -uo pipefail
@@ -11,19 +15,18 @@ VERILATOR=${VERILATOR:-verilator}
 command -v "$VERILATOR" >/dev/null || { echo "lint: $VERILATOR not found (run scripts/setup.sh)" >&2; exit 1; }
 [[ -f rtl/weft.vlt ]] || { echo "lint: rtl/weft.vlt missing" >&2; exit 1; }
 
-# Sources: files declaring a package first (the others reference weft_pkg::…), then the rest; each
-# group sorted so that the command line (and so the output) never depends on directory order.
-mapfile -t all_sv < <(find rtl -name '*.sv' -type f | LC_ALL=C sort)
-pkgs=(); rest=()
-for f in "${all_sv[@]}"; do
-  if grep -qE '^[[:space:]]*package[[:space:]]' "$f"; then pkgs+=("$f"); else rest+=("$f"); fi
-done
-sources=("${pkgs[@]}" "${rest[@]}")
+manifest() { python3 scripts/rtl_manifest.py "$@"; }
+manifest check || exit 1
+mapfile -t sources < <(manifest all)
+mapfile -t incs < <(manifest incdirs --flag=-I)
+mapfile -t defs < <(manifest defines --flag=-D)
+mapfile -t manifest_tops < <(manifest tops)
+((${#sources[@]})) || { echo "lint: rtl/manifest.toml lists no source" >&2; exit 1; }
 
 if (($#)); then
   tops=("$@")
 else
-  mapfile -t tops < <(grep -hoE '^[[:space:]]*module[[:space:]]+weft_[A-Za-z0-9_]+' "${rest[@]}" /dev/null \
+  mapfile -t tops < <(grep -hoE '^[[:space:]]*module[[:space:]]+weft_[A-Za-z0-9_]+' "${sources[@]}" /dev/null \
                       | awk '{print $2}' | LC_ALL=C sort -u)
 fi
 if ((${#tops[@]} == 0)); then
@@ -37,9 +40,14 @@ echo "lint: verilator $("$VERILATOR" --version | awk '{print $2}') --lint-only -
 start=$SECONDS
 running=0
 for top in "${tops[@]}"; do
+  if [[ " ${manifest_tops[*]} " == *" $top "* ]]; then
+    mapfile -t srcs < <(manifest files "$top")
+  else
+    srcs=("${sources[@]}")
+  fi
   (
-    "$VERILATOR" --lint-only -Wall --assert --top-module "$top" -Irtl/common rtl/weft.vlt "${sources[@]}" \
-      >"$tmp/$top.log" 2>&1
+    "$VERILATOR" --lint-only -Wall --assert --top-module "$top" "${incs[@]}" "${defs[@]}" rtl/weft.vlt \
+      "${srcs[@]}" >"$tmp/$top.log" 2>&1
     echo $? >"$tmp/$top.rc"
   ) &
   running=$((running + 1))

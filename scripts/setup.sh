@@ -14,6 +14,7 @@ APT_DEPS=(
   "cmake        cmd:cmake"
   "g++          cmd:g++"
   "make         cmd:make"
+  "ccache       cmd:ccache"
   "verilator    cmd:verilator"
   "iverilog     cmd:iverilog"
   "libgtest-dev dpkg"

@@ -1,9 +1,6 @@
 # SRAM wrappers: front door against a C++ memory model, DPI back door (weft/tb/sram_backdoor.hpp).
 # Each model is wrapped in a tb_common_sram_* top that adds the rst_ni port the harness drives.
-set(WEFT_SRAM_SOURCES
-  ${WEFT_RTL_DIR}/common/weft_pkg.sv
-  ${WEFT_RTL_DIR}/common/weft_sram_1rw.sv
-  ${WEFT_RTL_DIR}/common/weft_sram_1r1w.sv)
+weft_rtl_sources(WEFT_SRAM_SOURCES weft_sram_1rw weft_sram_1r1w)   # rtl/manifest.toml
 
 # 512 x 32: the canonical block-RAM shape.
 weft_verilated_model(vl_sram_1rw TOP tb_common_sram_1rw

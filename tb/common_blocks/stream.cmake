@@ -1,15 +1,10 @@
 # Stream primitives (weft_fifo, weft_spill_register, weft_rr_arbiter) against C++ reference models,
 # one model per configuration; the handshake checkers (weft_hs_checker) are compiled in.
-set(WEFT_STREAM_SOURCES
-  ${WEFT_RTL_DIR}/common/weft_hs_checker.sv
-  ${WEFT_RTL_DIR}/common/weft_fifo.sv
-  ${WEFT_RTL_DIR}/common/weft_spill_register.sv
-  ${WEFT_RTL_DIR}/common/weft_rr_pick.sv
-  ${WEFT_RTL_DIR}/common/weft_rr_arbiter.sv)
+# Sources: each module's top in rtl/manifest.toml.
 
 # FIFO: Depth 1 (half rate by design), 4, 5 (not a power of two); Width 16.
 foreach(depth 1 4 5)
-  weft_verilated_model(vl_fifo_d${depth} TOP weft_fifo SOURCES ${WEFT_STREAM_SOURCES}
+  weft_verilated_model(vl_fifo_d${depth} TOP weft_fifo
     PARAMS Width=16 Depth=${depth})
   weft_gtest(test_fifo_d${depth} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fifo_test.cpp
     LIBS vl_fifo_d${depth} LABELS block
@@ -17,14 +12,14 @@ foreach(depth 1 4 5)
          WEFT_FIFO_DEPTH=${depth} WEFT_SUITE=FifoDepth${depth})
 endforeach()
 
-weft_verilated_model(vl_spill TOP weft_spill_register SOURCES ${WEFT_STREAM_SOURCES}
+weft_verilated_model(vl_spill TOP weft_spill_register
   PARAMS Width=16)
 weft_gtest(test_spill_register SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/spill_register_test.cpp
   LIBS vl_spill LABELS block)
 
 # Round-robin arbiter: 4 inputs (power of two) and 3 inputs; Width 16.
 foreach(n 3 4)
-  weft_verilated_model(vl_arb_n${n} TOP weft_rr_arbiter SOURCES ${WEFT_STREAM_SOURCES}
+  weft_verilated_model(vl_arb_n${n} TOP weft_rr_arbiter
     PARAMS N=${n} Width=16)
   weft_gtest(test_rr_arbiter_n${n} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/rr_arbiter_test.cpp
     LIBS vl_arb_n${n} LABELS block

@@ -1,5 +1,3 @@
 # SV bench of weft_fifo (with its handshake checkers), on Icarus and Verilator
 # (vectors: tb/vectors/gen_fifo.cpp).
-weft_sv_bench(fifo TOP tb_fifo VECGEN fifo
-  SOURCES ${WEFT_RTL_DIR}/common/weft_hs_checker.sv ${WEFT_RTL_DIR}/common/weft_fifo.sv
-          ${CMAKE_CURRENT_SOURCE_DIR}/tb_fifo.sv)
+weft_sv_bench(fifo TOP tb_fifo VECGEN fifo RTL weft_fifo SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tb_fifo.sv)

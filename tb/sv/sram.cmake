@@ -1,8 +1,6 @@
 # SV benches of the SRAM wrappers, on Icarus and Verilator (vectors: tb/vectors/gen_sram.cpp).
 # weft_pkg is listed for the Verilator build: the SRAMs' DPI back door (`ifdef VERILATOR) uses it.
-weft_sv_bench(sram_1rw TOP tb_sram_1rw VECGEN sram_1rw
-  SOURCES ${WEFT_RTL_DIR}/common/weft_pkg.sv ${WEFT_RTL_DIR}/common/weft_sram_1rw.sv
-          ${CMAKE_CURRENT_SOURCE_DIR}/tb_sram_1rw.sv)
-weft_sv_bench(sram_1r1w TOP tb_sram_1r1w VECGEN sram_1r1w
-  SOURCES ${WEFT_RTL_DIR}/common/weft_pkg.sv ${WEFT_RTL_DIR}/common/weft_sram_1r1w.sv
-          ${CMAKE_CURRENT_SOURCE_DIR}/tb_sram_1r1w.sv)
+weft_sv_bench(sram_1rw TOP tb_sram_1rw VECGEN sram_1rw RTL weft_sram_1rw
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tb_sram_1rw.sv)
+weft_sv_bench(sram_1r1w TOP tb_sram_1r1w VECGEN sram_1r1w RTL weft_sram_1r1w
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tb_sram_1r1w.sv)

@@ -1,5 +1,5 @@
 # weft_pe and weft_systolic_array: one model per configuration, tests against golden::gemm.
-weft_verilated_model(vl_pe TOP weft_pe SOURCES ${WEFT_RTL_DIR}/common/weft_pkg.sv ${WEFT_RTL_DIR}/tensor/weft_pe.sv)
+weft_verilated_model(vl_pe TOP weft_pe)   # sources: rtl/manifest.toml
 weft_gtest(test_pe SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_pe.cpp LIBS vl_pe LABELS block)
 
 set(WEFT_ARRAY_CONFIGS 2x2 4x4 8x8 16x16 3x5)
@@ -8,10 +8,7 @@ foreach(cfg_str IN LISTS WEFT_ARRAY_CONFIGS)
   list(GET cfg 0 r)
   list(GET cfg 1 c)
   set(lib vl_array_${r}x${c})
-  weft_verilated_model(${lib} TOP weft_systolic_array
-    SOURCES ${WEFT_RTL_DIR}/common/weft_pkg.sv ${WEFT_RTL_DIR}/common/weft_delay.sv
-            ${WEFT_RTL_DIR}/tensor/weft_pe.sv ${WEFT_RTL_DIR}/tensor/weft_systolic_array.sv
-    PARAMS Rows=${r} Cols=${c})
+  weft_verilated_model(${lib} TOP weft_systolic_array PARAMS Rows=${r} Cols=${c})
   weft_gtest(test_array_${r}x${c} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_array.cpp
     LIBS ${lib} weft_golden LABELS block
     DEFS WEFT_ARRAY_MODEL=V${lib} WEFT_ARRAY_HEADER="V${lib}.h" WEFT_ROWS=${r} WEFT_COLS=${c}

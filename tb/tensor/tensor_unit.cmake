@@ -8,7 +8,6 @@ foreach(cfg_str IN LISTS WEFT_TU_CONFIGS)
   list(GET cfg 2 d)
   set(lib vl_tu_${r}x${c})
   weft_verilated_model(${lib} TOP weft_tensor_unit
-    SOURCES ${WEFT_RTL_COMMON} ${WEFT_RTL_TENSOR}
     PARAMS Rows=${r} Cols=${c} AccDepth=${d})
   weft_gtest(test_tu_${r}x${c}
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tensor_unit.cpp

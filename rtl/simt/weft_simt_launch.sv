@@ -139,7 +139,7 @@ module weft_simt_launch #(
       error_d      = 1'b1;
       err_code_d   = fault_code_i;
       err_pc_d     = fault_pc_i;
-      err_thread_d = tid_of(fault_warp_i, int'(fault_lane_i), threads_per_warp_q);
+      err_thread_d = tid_of(fault_warp_i, 32'(fault_lane_i), threads_per_warp_q);
       err_tval_d   = fault_tval_i;
     end
     if (done_o) running_d = 1'b0;

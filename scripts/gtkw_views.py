@@ -12,10 +12,11 @@ Views:
                   its DMA requests), "DMA <path>.u_dma" (read and write requests, data and
                   completion handshakes, busy, the AXI address / data handshakes), in that order;
   weft_simt_core  "SIMT <path>": the scheduler and the pipeline, cycle by cycle:
-                  busy/done; per warp (g_warp[w]) its pc (= min pc of its runnable threads), active
-                  mask (the threads at that pc), ready and blocked (replayed, waiting); the issue
-                  choice (is_fire, is_w, is_pc); RR (fd_*, replay), EX (ex_*, commit), the units
-                  (divider busy, LSU queue slots and write back), the error code.
+                  busy/done; per warp (u_sched.g_warp[w]) its pc (= min pc of its runnable
+                  threads), active mask (the threads at that pc), ready; blocked (replayed,
+                  waiting) and in flight per warp; the issue choice (u_sched: issue, warp, pc);
+                  RR (rr_*, replay), EX (ex_*), WB commit, the units (divider busy, LSU queue
+                  slots and write back), the error code.
 In a whole device the SIMT view comes first only when the core was busy at some point of the
 run (busy_o rose: read from the value changes); otherwise it follows the device's views.
 
@@ -37,13 +38,14 @@ from gen_gtkw import (TR_BIN, TR_BLANK, TR_CLOSED, TR_COLLAPSED, TR_DEC, TR_GRP_
 def find(scopes: list[Scope], module: str, path: str = "") -> list[tuple[str, Scope]]:
     """Every instance of `module`, with its hierarchical path. FST scopes carry instance names
     (u_simt, or the module name for a Verilated top), so a block is recognised by its contents:
-    weft_simt_core by its variable is_pc and its child scope g_warp[0]."""
+    weft_simt_core by its child scopes u_sched (with g_warp[0]) and u_scoreboard."""
     out = []
     for s in scopes:
         full = f"{path}.{s.name}" if path else s.name
-        names = {v.name for v in s.vars}
         kids = {c.name for c in s.children}
-        if module == "weft_simt_core" and "is_pc" in names and "g_warp[0]" in kids:
+        if module == "weft_simt_core" and "u_scoreboard" in kids and any(
+                c.name == "u_sched" and any(g.name == "g_warp[0]" for g in c.children)
+                for c in s.children):
             out.append((full, s))
         if module == "weft_top" and {"u_tu", "u_cmd", "u_dma"} <= kids:
             out.append((full, s))
@@ -87,40 +89,43 @@ class View:
 def simt_view(v: View, path: str, s: Scope) -> None:
     by = {x.name: x for x in s.vars}
     kids = {c.name: c for c in s.children}
+    sched = kids["u_sched"]
+    sby = {x.name: x for x in sched.vars}
+    skids = {c.name: c for c in sched.children}
+    sp = f"{path}.u_sched"
     g = f"SIMT {path}"
     v.begin(g)
     v.sig(path, by.get("clk_i"), TR_BIN)
     v.sig(path, by.get("busy_o"), TR_BIN)
     v.sig(path, by.get("done_o"), TR_BIN)
     w = 0
-    while f"g_warp[{w}]" in kids:
-        ws = kids[f"g_warp[{w}]"]
-        wby = {x.name: x for x in ws.vars}
-        wp = f"{path}.g_warp[{w}]"
+    while f"g_warp[{w}]" in skids:
+        wby = {x.name: x for x in skids[f"g_warp[{w}]"].vars}
+        wp = f"{sp}.g_warp[{w}]"
         v.sig(wp, wby.get("pc"), TR_HEX, f"warp{w} pc")
         v.sig(wp, wby.get("mask"), TR_BIN, f"warp{w} mask")
         v.sig(wp, wby.get("ready"), TR_BIN, f"warp{w} ready")
         w += 1
-    v.sig(path, by.get("blocked"), TR_BIN, "blocked (per warp)")
-    v.sig(path, by.get("inflight_q"), TR_BIN, "in flight (per warp)")
-    v.sig(path, by.get("is_fire"), TR_BIN, "IS issue")
-    v.sig(path, by.get("is_w"), TR_DEC, "IS warp")
-    v.sig(path, by.get("is_pc"), TR_HEX, "IS pc")
-    v.sig(path, by.get("fd_valid_q"), TR_BIN, "RR valid")
-    v.sig(path, by.get("fd_w_q"), TR_DEC, "RR warp")
-    v.sig(path, by.get("imem_rdata"), TR_HEX, "RR insn")
-    v.sig(path, by.get("rr_replay"), TR_BIN, "RR replay")
+    v.sig(path, by.get("warp_blocked"), TR_BIN, "blocked (per warp)")
+    v.sig(sp, sby.get("in_flight_q"), TR_BIN, "in flight (per warp)")
+    v.sig(path, by.get("issue"), TR_BIN, "IS issue")
+    v.sig(sp, sby.get("issue_warp"), TR_DEC, "IS warp")
+    v.sig(sp, sby.get("issue_pc"), TR_HEX, "IS pc")
+    v.sig(path, by.get("rr_valid"), TR_BIN, "RR valid")
+    v.sig(path, by.get("rr_warp"), TR_DEC, "RR warp")
+    v.sig(path, by.get("rr_insn"), TR_HEX, "RR insn")
+    v.sig(path, by.get("replay"), TR_BIN, "RR replay")
     v.sig(path, by.get("ex_valid_q"), TR_BIN, "EX valid")
-    v.sig(path, by.get("ex_w_q"), TR_DEC, "EX warp")
+    v.sig(path, by.get("ex_warp_q"), TR_DEC, "EX warp")
     v.sig(path, by.get("ex_pc_q"), TR_HEX, "EX pc")
     v.sig(path, by.get("ex_mask_q"), TR_BIN, "EX mask")
-    v.sig(path, by.get("commit"), TR_BIN, "EX commit")
+    v.sig(path, by.get("commit"), TR_BIN, "WB commit")
     v.sig(path, by.get("div_busy"), TR_BIN, "divider busy")
     v.sig(path, by.get("lsu_slots"), TR_DEC, "LSU free slots")
     v.sig(path, by.get("lsu_wb"), TR_BIN, "LSU write back")
-    v.sig(path, by.get("lsu_wb_w"), TR_DEC, "LSU wb warp")
-    v.sig(path, by.get("issued_q"), TR_DEC, "issued")
-    v.sig(path, by.get("err_code_q"), TR_DEC, "error code")
+    v.sig(path, by.get("lsu_wb_warp"), TR_DEC, "LSU wb warp")
+    v.sig(path, by.get("issued"), TR_DEC, "issued")
+    v.sig(path, by.get("err_code_o"), TR_DEC, "error code")
     v.end(g)
 
 

@@ -8,11 +8,12 @@
 //                               weft_simt_core (SIMT_LAUNCH; its data and instruction memories
 //                               are LOAD / STORE_SPAD line regions, docs/programming-model.md)
 //
-// Line regions of the load engine's writes and the store engine's reads (port 2): bits 22:20 of
-// the line address, 0 scratchpad, 1 SIMT data memory (weft_simt_core ext_* port: writes first,
-// then reads, both between warp accesses), 2 SIMT instruction memory (LOAD only: a line is held
-// until the core is idle, then written one word per cycle; the SIMT engine sees the core busy
-// until the last word is in). The decoder has checked every line against its region.
+// Line regions of the load engine's writes and the store engine's reads (port 2): the scratchpad
+// below weft_pkg::SimtDmemLine, then the SIMT data memory (weft_simt_core ext_* port: writes
+// first, then reads, both between warp accesses) and from weft_pkg::SimtImemLine the SIMT
+// instruction memory (LOAD only: a line is held until the core is idle, then written one word per
+// cycle; the SIMT engine sees the core busy until the last word is in), both decoded by
+// weft_simt_memport. The decoder has checked every line against its region.
 // CAP0..CAP4 report the parameters. irq_o = |(IRQ_STATUS & IRQ_ENABLE).
 // The register map has four DMA windows; NumWin (1..4) of them are used.
 `include "weft_assert.svh"
@@ -610,75 +611,64 @@ module weft_top #(
   );
 
   // ---------------------------------------------------------------- memory regions, SIMT core
-  // Region of a line address: bits 22:20 (weft_pkg::SimtDmemLine = 1 << 20, SimtImemLine = 2 << 20).
-  logic [2:0] wr_region, rd_region;
-  assign wr_region = c_wr_addr[22:20];
-  assign rd_region = c_rd_req_addr[2*32 + 20 +: 3];
+  // Line regions (weft_pkg): the scratchpad below SimtDmemLine, the SIMT memories from there on
+  // (decoded by weft_simt_memport).
+  logic wr_spad, rd_spad;
+  assign wr_spad = c_wr_addr < weft_pkg::SimtDmemLine;
+  assign rd_spad = c_rd_req_addr[2*32 +: 32] < weft_pkg::SimtDmemLine;
 
-  assign sp_wr_valid = c_wr_valid && wr_region == 3'd0;
+  assign sp_wr_valid = c_wr_valid && wr_spad;
   assign sp_wr_addr  = LineAw'(c_wr_addr);
   for (genvar i = 0; i < 3; i++) begin : g_sp_rd
     assign sp_rd_req_addr[i*LineAw +: LineAw] = LineAw'(c_rd_req_addr[i*32 +: 32]);
   end
-  assign sp_rd_req_valid = {c_rd_req_valid[2] && rd_region == 3'd0, c_rd_req_valid[1:0]};
+  assign sp_rd_req_valid = {c_rd_req_valid[2] && rd_spad, c_rd_req_valid[1:0]};
 
   if (SimtWarps > 0) begin : g_simt
-    localparam int ExtW     = DataW;
-    localparam int ExtAw    = $clog2(SimtDmemBytes / BB);
-    localparam int WPL      = BB / 4;                      // instruction words per line
-    localparam int ImemAw   = $clog2(SimtImemWords);
-    localparam int CntW     = $clog2(WPL + 1);
+    localparam int ExtAw  = $clog2(SimtDmemBytes / BB);
+    localparam int ImemAw = $clog2(SimtImemWords);
 
-    logic             ext_req, ext_we, ext_ready, ext_rvalid;
-    logic [ExtAw-1:0] ext_addr;
-    logic [DataW-1:0] ext_rdata;
-    logic             wr_dmem, rd_dmem, wr_imem;
+    logic              ext_req, ext_we, ext_ready, ext_rvalid, simt_wr_ready, simt_rd_ready;
+    logic              simt_rd_valid, imem_we;
+    logic [ExtAw-1:0]  ext_addr;
+    logic [DataW-1:0]  ext_wdata, ext_rdata, simt_rd_data;
+    logic [ImemAw-1:0] imem_addr;
+    logic [31:0]       imem_wdata;
 
-    assign wr_dmem  = c_wr_valid && wr_region == 3'd1;
-    assign rd_dmem  = c_rd_req_valid[2] && rd_region == 3'd1;
-    assign wr_imem  = c_wr_valid && wr_region == 3'd2;
-    assign ext_req  = wr_dmem || rd_dmem;
-    assign ext_we   = wr_dmem;
-    assign ext_addr = wr_dmem ? ExtAw'(c_wr_addr) : ExtAw'(c_rd_req_addr[2*32 +: 32]);
+    weft_simt_memport #(
+      .DataW     (DataW),
+      .DmemBytes (SimtDmemBytes),
+      .ImemWords (SimtImemWords)
+    ) u_simt_mem (
+      .clk_i,
+      .rst_ni,
+      .wr_valid_i     (c_wr_valid),
+      .wr_addr_i      (c_wr_addr),
+      .wr_data_i      (c_wr_data),
+      .wr_ready_o     (simt_wr_ready),
+      .rd_req_valid_i (c_rd_req_valid[2]),
+      .rd_req_addr_i  (c_rd_req_addr[2*32 +: 32]),
+      .rd_req_ready_o (simt_rd_ready),
+      .rd_rsp_valid_o (simt_rd_valid),
+      .rd_rsp_data_o  (simt_rd_data),
+      .core_busy_i    (x_busy),
+      .loading_o      (x_loading),
+      .imem_we_o      (imem_we),
+      .imem_addr_o    (imem_addr),
+      .imem_wdata_o   (imem_wdata),
+      .ext_req_o      (ext_req),
+      .ext_we_o       (ext_we),
+      .ext_addr_o     (ext_addr),
+      .ext_wdata_o    (ext_wdata),
+      .ext_ready_i    (ext_ready),
+      .ext_rvalid_i   (ext_rvalid),
+      .ext_rdata_i    (ext_rdata)
+    );
 
-    // Instruction memory loader: one line, then one word per cycle.
-    logic [DataW-1:0]  ib_q, ib_d;
-    logic [CntW-1:0]   icnt_q, icnt_d;
-    logic [ImemAw-1:0] iaddr_q, iaddr_d;
-    logic              imem_take;
-    assign imem_take = wr_imem && icnt_q == '0 && !x_busy;
-
-    always_comb begin : p_iload
-      ib_d    = ib_q;
-      icnt_d  = icnt_q;
-      iaddr_d = iaddr_q;
-      if (imem_take) begin
-        ib_d    = c_wr_data;
-        icnt_d  = CntW'(WPL);
-        iaddr_d = ImemAw'(c_wr_addr * 32'(WPL));
-      end else if (icnt_q != '0) begin
-        ib_d    = ib_q >> 32;
-        icnt_d  = icnt_q - 1'b1;
-        iaddr_d = iaddr_q + 1'b1;
-      end
-    end
-
-    always_ff @(posedge clk_i or negedge rst_ni) begin : p_iload_regs
-      if (!rst_ni) icnt_q <= '0;
-      else         icnt_q <= icnt_d;
-    end
-
-    always_ff @(posedge clk_i) begin : p_iload_data
-      ib_q    <= ib_d;
-      iaddr_q <= iaddr_d;
-    end
-
-    assign x_loading  = icnt_q != '0;
-    assign c_wr_ready = (wr_region == 3'd0) || (wr_dmem && ext_ready) || imem_take;
-    assign c_rd_req_ready = {(rd_region == 3'd0) ? sp_rd_req_ready[2] : (ext_ready && !wr_dmem),
-                             sp_rd_req_ready[1:0]};
-    assign c_rd_rsp_valid = {sp_rd_rsp_valid[2] || ext_rvalid, sp_rd_rsp_valid[1:0]};
-    assign c_rd_rsp_data  = {ext_rvalid ? ext_rdata : sp_rd_rsp_data[2*DataW +: DataW],
+    assign c_wr_ready     = wr_spad || simt_wr_ready;
+    assign c_rd_req_ready = {rd_spad ? sp_rd_req_ready[2] : simt_rd_ready, sp_rd_req_ready[1:0]};
+    assign c_rd_rsp_valid = {sp_rd_rsp_valid[2] || simt_rd_valid, sp_rd_rsp_valid[1:0]};
+    assign c_rd_rsp_data  = {simt_rd_valid ? simt_rd_data : sp_rd_rsp_data[2*DataW +: DataW],
                              sp_rd_rsp_data[0 +: 2*DataW]};
 
     logic [31:0] p_cyc, p_iss, p_act, p_spipe, p_sdiv, p_smem, p_sbar, p_rep, p_bar;
@@ -691,13 +681,13 @@ module weft_top #(
       .ImemWords (SimtImemWords),
       .DmemBytes (SimtDmemBytes),
       .Banks     (SimtBanks),
-      .ExtW      (ExtW)
+      .ExtW      (DataW)
     ) u_simt (
       .clk_i,
       .rst_ni,
-      .imem_we_i            (icnt_q != '0),
-      .imem_addr_i          (iaddr_q),
-      .imem_wdata_i         (ib_q[31:0]),
+      .imem_we_i            (imem_we),
+      .imem_addr_i          (imem_addr),
+      .imem_wdata_i         (imem_wdata),
       .start_i              (x_start),
       .start_pc_i           (x_pc),
       .start_num_warps_i    (x_nw),
@@ -732,7 +722,7 @@ module weft_top #(
       .ext_req_i            (ext_req),
       .ext_we_i             (ext_we),
       .ext_addr_i           (ext_addr),
-      .ext_wdata_i          (c_wr_data),
+      .ext_wdata_i          (ext_wdata),
       .ext_ready_o          (ext_ready),
       .ext_rvalid_o         (ext_rvalid),
       .ext_rdata_o          (ext_rdata)

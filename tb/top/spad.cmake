@@ -12,7 +12,7 @@ foreach(cfg_str IN LISTS WEFT_SPAD_CONFIGS)
     SOURCES ${WEFT_RTL_COMMON} ${WEFT_RTL_DIR}/top/weft_spad.sv
     PARAMS DataW=${dw} Lines=${lines} Banks=${banks} NumRd=${nrd})
   weft_gtest(test_spad_${cfg_str}
-    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/spad_test.cpp
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_spad.cpp
     LIBS ${lib}
     LABELS block
     DEFS WEFT_MODEL=V${lib} WEFT_MODEL_HEADER="V${lib}.h" WEFT_DATAW=${dw} WEFT_LINES=${lines}

@@ -1,8 +1,8 @@
 # Golden model unit tests (label `unit`). Included from sw/golden/CMakeLists.txt.
 #
-# golden_test:              hand-worked cases, published rules (gemmlowp / TFLite / MLAS) and
+# test_golden:              hand-worked cases, published rules (gemmlowp / TFLite / MLAS) and
 #                           independent formulas on random inputs.
-# golden_onnxruntime_test:  the ONNX mode against onnxruntime itself, through vector files that
+# test_golden_onnxruntime:  the ONNX mode against onnxruntime itself, through vector files that
 #                           scripts/onnx_vectors.py writes at build time (target
 #                           golden_onnx_vectors) into ${WEFT_VECTOR_DIR}/onnx/: requant_values.txt
 #                           (part A, also read by the RTL requantization test) and
@@ -27,7 +27,7 @@ add_custom_target(golden_onnx_vectors ALL
 
 set(WEFT_GOLDEN_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 
-weft_gtest(golden_test
+weft_gtest(test_golden
   SOURCES ${WEFT_GOLDEN_TEST_DIR}/test_gemm.cpp
           ${WEFT_GOLDEN_TEST_DIR}/test_conv2d.cpp
           ${WEFT_GOLDEN_TEST_DIR}/test_requant.cpp
@@ -35,11 +35,11 @@ weft_gtest(golden_test
           ${WEFT_GOLDEN_TEST_DIR}/test_postprocess.cpp
   LIBS weft_golden
   LABELS unit)
-target_compile_options(golden_test PRIVATE -Wall -Wextra -Werror)
+target_compile_options(test_golden PRIVATE -Wall -Wextra -Werror)
 
-weft_gtest(golden_onnxruntime_test
+weft_gtest(test_golden_onnxruntime
   SOURCES ${WEFT_GOLDEN_TEST_DIR}/test_onnxruntime.cpp
   LIBS weft_golden
   LABELS unit)
-target_compile_options(golden_onnxruntime_test PRIVATE -Wall -Wextra -Werror)
-add_dependencies(golden_onnxruntime_test golden_onnx_vectors)
+target_compile_options(test_golden_onnxruntime PRIVATE -Wall -Wextra -Werror)
+add_dependencies(test_golden_onnxruntime golden_onnx_vectors)

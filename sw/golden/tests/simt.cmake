@@ -1,7 +1,7 @@
 # SIMT functional model (weft::golden::simt, docs/simt-model.md) and its unit tests (label `unit`).
 # Included from sw/golden/CMakeLists.txt (which globs tests/*.cmake).
 #
-# golden_simt_test: the encoder against hand-worked words, every RV32IM instruction, min-PC
+# test_golden_simt: the encoder against hand-worked words, every RV32IM instruction, min-PC
 #                   divergence counts, barriers and errors (hand-worked expectations), and C
 #                   compiled by Debian's riscv64-unknown-elf-gcc, compared with qemu-riscv32. The
 #                   ELF tests skip (GTEST_SKIP) when gcc or qemu-riscv32 is not installed.
@@ -14,14 +14,14 @@ target_include_directories(weft_golden_simt PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/i
 target_compile_options(weft_golden_simt PRIVATE -Wall -Wextra -Werror)
 
 set(WEFT_SIMT_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
-weft_gtest(golden_simt_test
+weft_gtest(test_golden_simt
   SOURCES ${WEFT_SIMT_TEST_DIR}/test_simt_encode.cpp
           ${WEFT_SIMT_TEST_DIR}/test_simt_isa.cpp
           ${WEFT_SIMT_TEST_DIR}/test_simt_warps.cpp
           ${WEFT_SIMT_TEST_DIR}/test_simt_elf.cpp
   LIBS weft_golden_simt
   LABELS unit)
-target_compile_options(golden_simt_test PRIVATE -Wall -Wextra -Werror)
+target_compile_options(test_golden_simt PRIVATE -Wall -Wextra -Werror)
 
 # RISC-V test programs, built from test_simt_elf.c when the toolchain and qemu are installed.
 find_program(WEFT_RISCV_GCC riscv64-unknown-elf-gcc)
@@ -55,10 +55,10 @@ if(WEFT_RISCV_GCC AND WEFT_QEMU_RISCV32)
     VERBATIM)
   list(APPEND WEFT_SIMT_ELFS ${out})
   add_custom_target(golden_simt_elfs DEPENDS ${WEFT_SIMT_ELFS})
-  add_dependencies(golden_simt_test golden_simt_elfs)
-  target_compile_definitions(golden_simt_test PRIVATE
+  add_dependencies(test_golden_simt golden_simt_elfs)
+  target_compile_definitions(test_golden_simt PRIVATE
     WEFT_SIMT_ELF_DIR="${WEFT_SIMT_ELF_DIR}" WEFT_QEMU_RISCV32="${WEFT_QEMU_RISCV32}")
 else()
   message(STATUS "SIMT ELF tests will skip: riscv64-unknown-elf-gcc or qemu-riscv32 not found")
-  target_compile_definitions(golden_simt_test PRIVATE WEFT_SIMT_ELF_DIR="" WEFT_QEMU_RISCV32="")
+  target_compile_definitions(test_golden_simt PRIVATE WEFT_SIMT_ELF_DIR="" WEFT_QEMU_RISCV32="")
 endif()

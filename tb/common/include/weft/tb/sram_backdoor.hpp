@@ -14,7 +14,7 @@
 //     for (genvar i ...) begin : g_bank  weft_sram_1rw u_sram ...        ->  "g_bank[1].u_sram"
 //     if (..) begin : g_dp  for (genvar j ...) begin : g_port  ... u_sram  ->  "g_dp.g_port[0].u_sram"
 //   Unnamed generate blocks get Verilog's genblk<n> names: label every generate block.
-// Example (tb/common_blocks/sram_nest_test.cpp):
+// Example (tb/common_blocks/test_sram_nest.cpp):
 //   weft::tb::Harness<Vcb_sram_nest> h;
 //   weft::tb::SramBackdoor bank1(h.ctx(), "top.tb_common_sram_nest.g_bank[1].u_sram");
 //   bank1.write(5, {0xdeadbeef});

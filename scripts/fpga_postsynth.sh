@@ -7,7 +7,7 @@
 #   1. `make -C fpga netlist`: fpga/build/ulx3s/weft_syn.v (synthesizes first if needed)
 #   2. Verilator: weft_syn.v + Yosys' ECP5 cell models (share/lattice/cells_sim_ecp5.v) + models of
 #      the two cells Yosys ships only as black boxes (fpga/postsynth/MULT18X18D.v, EHXPLLL.sv) +
-#      fpga/postsynth/weft_ulx3s_sim.v (weft_board's pins), built with tb/board/weft_board_sim.cpp,
+#      fpga/postsynth/weft_ulx3s_sim.v (weft_board's pins), built with sw/tools/weft_board_sim.cpp,
 #      the board simulator behind a pty (weft::sim::BoardSim), into
 #      fpga/build/postsynth/weft-board-sim-netlist
 #   3. CMake build of the `weft` tool in <build> (target weft_tool only)
@@ -71,7 +71,7 @@ rm -f "$out/cells_sim_ecp5.v.tmp"
 cells="$out/cells_sim_ecp5.v"
 exe="$out/obj/weft-board-sim-netlist"
 srcs=("$root/$netlist" "$cells" "$root/fpga/postsynth/MULT18X18D.v" "$root/fpga/postsynth/DP16KD.v" "$root/fpga/postsynth/EHXPLLL.sv"
-      "$root/fpga/postsynth/weft_ulx3s_sim.v" "$root/tb/board/weft_board_sim.cpp")
+      "$root/fpga/postsynth/weft_ulx3s_sim.v" "$root/sw/tools/weft_board_sim.cpp")
 t0=$(now)
 stale=0
 [[ -x $exe ]] || stale=1

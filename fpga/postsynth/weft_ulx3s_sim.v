@@ -1,6 +1,6 @@
 // weft_ulx3s_sim (post-synthesis simulation only): the synthesized netlist of the ULX3S board top
 // (module weft_ulx3s, fpga/build/ulx3s/weft_syn.v: the same netlist nextpnr places for the bitstream)
-// behind the pins of weft_board, so that the board simulator of tb/board (weft::sim::BoardSim, any
+// behind the pins of weft_board, so that the board simulator (weft::sim::BoardSim, any
 // model with clk_i, rst_ni, uart_rx_i, uart_tx_o, led_o) drives it over a pty like the RTL board.
 //   clk_i -> clk_25mhz (the EHXPLLL stand-in passes it through: the simulation clock is clk_sys)
 //   rst_ni -> btn_pwr_n (the netlist's reset synchronizer releases the device 4 clocks later)

@@ -6,6 +6,10 @@ set(WEFT_LINT_WAIVERS ${CMAKE_SOURCE_DIR}/rtl/weft.vlt)
 set(WEFT_WAVE_DIR ${CMAKE_BINARY_DIR}/waves)
 set(WEFT_COVERAGE_DIR ${CMAKE_BINARY_DIR}/coverage)
 set(WEFT_VECTOR_DIR ${CMAKE_BINARY_DIR}/vectors)
+# The simulated board (vl_weft_board, tb/board): its UART bit time in clocks and its memory, shared
+# by the model, weft-board-sim (sw/tools) and the uart:// tests (tb/uart).
+set(WEFT_BOARD_SIM_CLKS_PER_BIT 8)
+set(WEFT_BOARD_SIM_MEM_BYTES 65536)
 
 # Every RTL source comes from the RTL manifest rtl/manifest.toml (docs/rtl-manifest.md), read at
 # configure time by scripts/rtl_manifest.py into ${CMAKE_BINARY_DIR}/rtl_manifest.cmake:

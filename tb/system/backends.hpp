@@ -25,7 +25,7 @@ struct Backend {
   std::string name;
   std::string uri;  // without the seed
   bool sim;         // simulated RTL: keep the work small
-  // uart:// (tb/board, test_system_uart): the device's host memory in bytes (0: ample) and a
+  // uart:// (tb/uart, test_system_uart): the device's host memory in bytes (0: ample) and a
   // simulated weft_board (8x8, no bus-fault injection, slow link) behind a pty per test.
   uint64_t max_host_bytes = 0;
   bool uart = false;

@@ -156,7 +156,7 @@ class DeviceKernel {
   std::vector<std::pair<uint32_t, uint32_t>> outputs_;
 };
 
-class SystemSimt : public weft::tb::system::DeviceTest {
+class SystemSimtKernels : public weft::tb::system::DeviceTest {
  protected:
   void SetUp() override {
     DeviceTest::SetUp();
@@ -232,7 +232,7 @@ class SystemSimt : public weft::tb::system::DeviceTest {
 };
 
 // ------------------------------------------------------------------------------------ kernels
-TEST_P(SystemSimt, VecaddMatchesReferenceAndGolden) {
+TEST_P(SystemSimtKernels, VecaddMatchesReferenceAndGolden) {
   const uint32_t n = static_cast<uint32_t>(sim() ? rand_int(300, 600) : rand_int(1000, 2000));
   const auto a = random_int32(rng_, n), b = random_int32(rng_, n);
   const std::vector<int32_t> want = vecadd_ref(a, b);
@@ -244,7 +244,7 @@ TEST_P(SystemSimt, VecaddMatchesReferenceAndGolden) {
   }
 }
 
-TEST_P(SystemSimt, SaxpyMatchesReferenceAndGolden) {
+TEST_P(SystemSimtKernels, SaxpyMatchesReferenceAndGolden) {
   const uint32_t n = static_cast<uint32_t>(sim() ? rand_int(300, 600) : rand_int(1000, 2000));
   const auto x = random_int32(rng_, n), y = random_int32(rng_, n);
   const int32_t alpha = static_cast<int32_t>(rng_());
@@ -257,7 +257,7 @@ TEST_P(SystemSimt, SaxpyMatchesReferenceAndGolden) {
   }
 }
 
-TEST_P(SystemSimt, ReluMatchesReferenceAndGolden) {
+TEST_P(SystemSimtKernels, ReluMatchesReferenceAndGolden) {
   const uint32_t n = static_cast<uint32_t>(sim() ? rand_int(1000, 2000) : rand_int(3000, 6000));
   const auto in = random_vector<int8_t>(rng_, n, kI8Min, kI8Max);
   const int32_t zp = rand_int(kI8Min, kI8Max);
@@ -270,7 +270,7 @@ TEST_P(SystemSimt, ReluMatchesReferenceAndGolden) {
   }
 }
 
-TEST_P(SystemSimt, RequantMatchesGoldenPostprocess) {
+TEST_P(SystemSimtKernels, RequantMatchesGoldenPostprocess) {
   const RequantCase rc = requant_case(rng_, 16, sim() ? 400 : 2000, false);
   const uint32_t n = rc.n();
   for (const SimtShape& sh : shapes()) {
@@ -290,7 +290,7 @@ TEST_P(SystemSimt, RequantMatchesGoldenPostprocess) {
   }
 }
 
-TEST_P(SystemSimt, MaxpoolMatchesReferenceAndGolden) {
+TEST_P(SystemSimtKernels, MaxpoolMatchesReferenceAndGolden) {
   const uint32_t b = 1, h = sim() ? 8 : 16, w = static_cast<uint32_t>(rand_int(5, 17)), c = 16;
   const auto in = random_vector<int8_t>(rng_, b * h * w * c, kI8Min, kI8Max);
   const std::vector<int8_t> want = maxpool_ref(in, b, h, w, c);
@@ -302,7 +302,7 @@ TEST_P(SystemSimt, MaxpoolMatchesReferenceAndGolden) {
   }
 }
 
-TEST_P(SystemSimt, TransposeMatchesReferenceAndGolden) {
+TEST_P(SystemSimtKernels, TransposeMatchesReferenceAndGolden) {
   const uint32_t rows = static_cast<uint32_t>(rand_int(2, sim() ? 40 : 90));
   const uint32_t cols = static_cast<uint32_t>(rand_int(2, sim() ? 40 : 90));
   const auto in = random_vector<int8_t>(rng_, rows * cols, kI8Min, kI8Max);
@@ -317,7 +317,7 @@ TEST_P(SystemSimt, TransposeMatchesReferenceAndGolden) {
   }
 }
 
-TEST_P(SystemSimt, Im2colMatchesGoldenIm2col) {
+TEST_P(SystemSimtKernels, Im2colMatchesGoldenIm2col) {
   for (int round = 0; round < (sim() ? 1 : 3); ++round) {
     const weft::golden::Conv2dShape cs =
         im2col_shape(rng_, sim() ? 1 : round, sim() ? 3000 : 12000);
@@ -339,7 +339,7 @@ TEST_P(SystemSimt, Im2colMatchesGoldenIm2col) {
   }
 }
 
-TEST_P(SystemSimt, SoftmaxMatchesFixedPointReferenceAndGolden) {
+TEST_P(SystemSimtKernels, SoftmaxMatchesFixedPointReferenceAndGolden) {
   const sm::Params p = sm::prepare(1.0, 0.1);
   const uint32_t depth = sim() ? 40 : 100, rows = sim() ? 4 : 20;
   const std::vector<int8_t> in = softmax_logits(rng_, rows, depth);
@@ -363,7 +363,7 @@ TEST_P(SystemSimt, SoftmaxMatchesFixedPointReferenceAndGolden) {
 // are rewritten between launches, so a missing dependency (LOAD before launch, launch before
 // STORE_SPAD, LOAD after the launch that reads its lines) gives wrong results (most visibly on
 // ref://?sched=random, where engines run in random order).
-TEST_P(SystemSimt, ChainedLaunchesFollowTheirDependencies) {
+TEST_P(SystemSimtKernels, ChainedLaunchesFollowTheirDependencies) {
   DeviceKernel k(*dev_, "vecadd");
   weft::Simt& simt = k.simt();
   const uint32_t n = 200;
@@ -387,7 +387,7 @@ TEST_P(SystemSimt, ChainedLaunchesFollowTheirDependencies) {
 }
 
 // ------------------------------------------------------------------------------------ faults
-TEST_P(SystemSimt, IllegalInstructionIsReportedWithPcThreadAndTvalThenResetRecovers) {
+TEST_P(SystemSimtKernels, IllegalInstructionIsReportedWithPcThreadAndTvalThenResetRecovers) {
   namespace rv = gs::rv;
   weft::Simt simt(*dev_);
   // Thread 13 reaches the word 0xffffffff (opcode 0x7f: illegal) at pc 12; the others exit.
@@ -409,7 +409,7 @@ TEST_P(SystemSimt, IllegalInstructionIsReportedWithPcThreadAndTvalThenResetRecov
   expect_recovery(simt);
 }
 
-TEST_P(SystemSimt, OutOfRangeStoreIsReportedWithTheAddressThenResetRecovers) {
+TEST_P(SystemSimtKernels, OutOfRangeStoreIsReportedWithTheAddressThenResetRecovers) {
   namespace rv = gs::rv;
   weft::Simt simt(*dev_);
   const uint32_t end = dev_->caps().simt_dmem_bytes;
@@ -434,7 +434,7 @@ TEST_P(SystemSimt, OutOfRangeStoreIsReportedWithTheAddressThenResetRecovers) {
 
 // A compiled kernel with a bad pointer: vecadd over 32 elements whose `a` ends 4 bytes past the
 // data memory, so only thread 31 loads outside it. pc from the golden model, the rest by hand.
-TEST_P(SystemSimt, CompiledKernelOutOfRangeLoadIsReported) {
+TEST_P(SystemSimtKernels, CompiledKernelOutOfRangeLoadIsReported) {
   const std::vector<uint8_t> elf = read_file(kElfDir + "/vecadd.elf");
   gs::Machine gold(gs::Config{.dmem_bytes = dev_->caps().simt_dmem_bytes,
                               .imem_bytes = dev_->caps().simt_imem_bytes});
@@ -464,7 +464,7 @@ TEST_P(SystemSimt, CompiledKernelOutOfRangeLoadIsReported) {
   expect_recovery(simt);
 }
 
-TEST_P(SystemSimt, MaxIssuesStopsAHungKernelWithStepLimit) {
+TEST_P(SystemSimtKernels, MaxIssuesStopsAHungKernelWithStepLimit) {
   namespace rv = gs::rv;
   weft::Simt simt(*dev_);
   rv::Program p;
@@ -483,7 +483,7 @@ TEST_P(SystemSimt, MaxIssuesStopsAHungKernelWithStepLimit) {
 }
 
 // ------------------------------------------------------------------------------------ driver API
-TEST_P(SystemSimt, CapabilitiesAndImageChecks) {
+TEST_P(SystemSimtKernels, CapabilitiesAndImageChecks) {
   const auto& c = dev_->caps();
   EXPECT_EQ(c.simt_warps, 4u);
   EXPECT_EQ(c.simt_threads, 8u);
@@ -511,7 +511,7 @@ TEST_P(SystemSimt, CapabilitiesAndImageChecks) {
   EXPECT_THROW(simt.submit_launch(l), weft::Error);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, SystemSimt, ::testing::ValuesIn(backends()), backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, SystemSimtKernels, ::testing::ValuesIn(backends()), backend_name);
 
 // A device without a SIMT core (ref://?simt=none): CAP3 = 0, Simt refuses, SIMT_LAUNCH is an
 // unknown opcode and the SIMT line regions do not exist.

@@ -4,8 +4,8 @@
 #                 16 KiB data / 4 KiB instructions: fast tests
 #   vl_top_16x16  the default device (16x16, AccDepth=512, SpadLines=16384); the driver's
 #                 vl_weft_sim_16x16 model when sw/driver builds it (the same configuration)
-# Suites Top4x4 / Top16x16, TopProgram4x4 / TopProgram16x16 (random programs) and TopSimt4x4 /
-# TopSimt16x16 (SIMT_LAUNCH, test_simt.cpp) in
+# Suites Top4x4 / Top16x16, TopProgram4x4 / TopProgram16x16 (random programs) and TopSimtLaunch4x4 /
+# TopSimtLaunch16x16 (SIMT_LAUNCH through the device, test_simt_launch.cpp) in
 # test_top_4x4, test_top_16x16; label block.
 if(TARGET weft_sim_models)
   set(WEFT_TOP_SOURCES ${WEFT_RTL_COMMON} ${WEFT_RTL_TENSOR} ${WEFT_RTL_HOST} ${WEFT_RTL_DMA}
@@ -30,13 +30,13 @@ if(TARGET weft_sim_models)
                SimtWarps=2 SimtThreads=4 SimtBanks=4 SimtDmemBytes=16384 SimtImemWords=1024)
     endif()
     weft_gtest(test_top_${r}x${c}
-      SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_top.cpp ${CMAKE_CURRENT_SOURCE_DIR}/test_simt.cpp
+      SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_top.cpp ${CMAKE_CURRENT_SOURCE_DIR}/test_simt_launch.cpp
       LIBS ${lib} weft_golden weft_golden_simt weft_sim_models
       LABELS block
       DEFS WEFT_MODEL=V${lib} WEFT_MODEL_HEADER="V${lib}.h" WEFT_ROWS=${r} WEFT_COLS=${c}
            WEFT_ACC_DEPTH=${d} WEFT_SPAD_LINES=${lines} WEFT_SPAD_BANKS=${banks}
            WEFT_SUITE=Top${r}x${c} WEFT_RANDOM_SUITE=TopProgram${r}x${c}
-           WEFT_SIMT_SUITE=TopSimt${r}x${c})
+           WEFT_SIMT_SUITE=TopSimtLaunch${r}x${c})
     target_include_directories(test_top_${r}x${c} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                ${CMAKE_SOURCE_DIR}/sw/driver/include)
   endforeach()

@@ -1,4 +1,4 @@
-// A simulated weft_board behind a pty for system tests (tb/board/board_fixture.cpp wraps
+// A simulated weft_board behind a pty for system tests (tb/uart/board_fixture.cpp wraps
 // weft::sim::BoardSim<Vvl_weft_board>), without exposing Verilator headers to the tests.
 #pragma once
 

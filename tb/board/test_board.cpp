@@ -1,4 +1,4 @@
-// Block tests of weft_uart_bridge inside weft_board (vl_weft_board, tb/uart/CMakeLists.txt): the
+// Block tests of weft_uart_bridge inside weft_board (vl_weft_board, tb/board/CMakeLists.txt): the
 // frames of docs/host-interfaces.md section 2 go in and out on the serial pins through the
 // bit-level UartPhy model; frames are built and parsed with the host's codec (uart_frame.hpp),
 // whose CRC the UartCrc16 suite and the codec's own unit tests anchor to the published check

@@ -139,7 +139,7 @@ module weft_cmd_compute #(
     .empty_o        (q_empty)
   );
   logic unused_head;
-  assign unused_head = ^{h_idx[31:TagW], h_desc.reserved_11_24, h_desc.reserved_11_3};  // jobs carry the tag only
+  assign unused_head = ^{h_idx[31:TagW], h_desc};  // read nowhere: index bits above the tag, reserved bits
 
   // Job fields.
   localparam int WJobW = 8 + 1 + KW + 3 * LineAw;

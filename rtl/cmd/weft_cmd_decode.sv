@@ -127,11 +127,7 @@ module weft_cmd_decode #(
   assign launch = desc_q[64 +: weft_pkg::DescSimtLaunchBits];
   // The checks read the sizes and addresses; the engines read the rest of each layout.
   logic unused_fields;
-  assign unused_fields = ^{comp.w_zp, comp.a_zp, comp.w_signed, comp.a_signed, comp.accumulate,
-                           comp.reserved_11_24, comp.reserved_11_3, sacc.act_max, sacc.act_min,
-                           sacc.zp, sacc.reserved_8_4, sacc.mode, launch.max_issues,
-                           launch.stack_size, launch.stack_top, launch.arg_ptr, launch.block_id,
-                           launch.pc};
+  assign unused_fields = ^{comp, sacc, launch};
 
   logic [7:0]  op, flags;
   assign op    = hdr.opcode;

@@ -84,10 +84,11 @@ set_target_properties(weft_verilated_rt PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # Optimisation of the Verilated C++ (docs/performance.md, "Build time"). The CMake Release default
 # (-O3) on every generated file spent most of the build on code that runs once or never:
-#   - slow code (__Slow.cpp, __Syms.cpp, __ConstPool: constructors, initial and settle, run once
-#     per model) at WEFT_VL_OPT_SLOW, default -O0 (Verilator's own make flow: no -O either);
-#   - trace code (__Trace__*.cpp: runs only with --trace / WEFT_TRACE=1 / make wave) at
-#     WEFT_VL_OPT_TRACE, default -O1;
+#   - slow code (__Slow.cpp, __Syms.cpp, __ConstPool: constructors, initial and settle, the trace
+#     declarations and first full dump, run once per model) at WEFT_VL_OPT_SLOW, default -O0
+#     (Verilator's own make flow: no -O either);
+#   - per-cycle trace code (__Trace__<n>.cpp: runs only with --trace / WEFT_TRACE=1 / make wave)
+#     at WEFT_VL_OPT_TRACE, default -O1;
 #   - the per-cycle code of test-only models at WEFT_VL_OPT_FAST, default -Os (Verilator's own
 #     default for it: compiles faster than -O1 and runs about as fast as -O2); the models in
 #     WEFT_VL_SPEED_MODELS keep the Release optimisation: the ones the benchmarks time (make bench)
@@ -146,7 +147,7 @@ function(weft_vl_unity name srcs)
     get_filename_component(base ${src} NAME)
     if(total LESS WEFT_VL_UNITY_SMALL)
       set(kind fast)
-    elseif(base MATCHES "__Trace__[0-9]+(__Slow)?\\.cpp$")
+    elseif(base MATCHES "__Trace__[0-9]+\\.cpp$")
       set(kind trace)
     elseif(base MATCHES "(__Slow|__Syms|__ConstPool_[0-9]+)\\.cpp$")
       set(kind slow)

@@ -8,8 +8,7 @@ foreach(cfg_str IN LISTS WEFT_SPAD_CONFIGS)
   list(GET cfg 2 banks)
   list(GET cfg 3 nrd)
   set(lib vl_spad_${cfg_str})
-  weft_verilated_model(${lib} TOP weft_spad
-    SOURCES ${WEFT_RTL_COMMON} ${WEFT_RTL_DIR}/top/weft_spad.sv
+  weft_verilated_model(${lib} TOP weft_spad   # sources: rtl/manifest.toml
     PARAMS DataW=${dw} Lines=${lines} Banks=${banks} NumRd=${nrd})
   weft_gtest(test_spad_${cfg_str}
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_spad.cpp

@@ -8,8 +8,7 @@
 # TopSimtLaunch16x16 (SIMT_LAUNCH through the device, test_simt_launch.cpp) in
 # test_top_4x4, test_top_16x16; label block.
 if(TARGET weft_sim_models)
-  set(WEFT_TOP_SOURCES ${WEFT_RTL_COMMON} ${WEFT_RTL_TENSOR} ${WEFT_RTL_HOST} ${WEFT_RTL_DMA}
-      ${WEFT_RTL_CMD} ${WEFT_RTL_SIMT} ${WEFT_RTL_TOP})
+  weft_rtl_sources(WEFT_TOP_SOURCES weft_top)   # rtl/manifest.toml
   set(WEFT_TOP_CONFIGS "4x4x64x1024x4" "16x16x512x16384x4")
   foreach(cfg_str IN LISTS WEFT_TOP_CONFIGS)
     string(REPLACE "x" ";" cfg ${cfg_str})

@@ -119,8 +119,11 @@ TEST(DescriptorFormat, RandomOperandsRoundTripAndLeaveReservedBitsZero) {
     EXPECT_EQ(t2.spad_stride, t.spad_stride);
     for (int w = 9; w < 16; ++w) EXPECT_EQ(td.w[w], 0u);
 
-    ComputeArgs c{u32(), u32(), u32(), u32(), u32(), u32(), u32(), u32(), u32(),
-                  bit(), bit(), bit(), u8(), u8()};
+    // Field by field, so that a field added to a layout does not shift these.
+    ComputeArgs c;
+    c.a_addr = u32(), c.a_row_stride = u32(), c.a_tile_stride = u32(), c.w_addr = u32();
+    c.w_row_stride = u32(), c.w_tile_stride = u32(), c.m = u32(), c.k = u32(), c.acc_addr = u32();
+    c.accumulate = bit(), c.a_signed = bit(), c.w_signed = bit(), c.a_zp = u8(), c.w_zp = u8();
     const Descriptor cd = Descriptor::compute(c);
     const ComputeArgs c2 = cd.operands<ComputeArgs>();
     EXPECT_EQ(c2.a_addr, c.a_addr);
@@ -134,9 +137,11 @@ TEST(DescriptorFormat, RandomOperandsRoundTripAndLeaveReservedBitsZero) {
     EXPECT_EQ(cd.w[11] & 0xff0000f8u, 0u);  // bits 7:3 and 31:24 of word 11 are reserved
     for (int w = 12; w < 16; ++w) EXPECT_EQ(cd.w[w], 0u);
 
-    StoreAccArgs s{rng(), u32(), u32(), u32(), u32(), static_cast<StoreMode>(rng() & 3), bit(),
-                   bit(), u32(), static_cast<int32_t>(u32()), static_cast<int32_t>(u32()),
-                   static_cast<int32_t>(u32())};
+    StoreAccArgs s;
+    s.host_addr = rng(), s.host_stride = u32(), s.m = u32(), s.acc_addr = u32(), s.n = u32();
+    s.mode = static_cast<StoreMode>(rng() & 3), s.pack = bit(), s.load_params = bit();
+    s.params_addr = u32(), s.zp = static_cast<int32_t>(u32());
+    s.act_min = static_cast<int32_t>(u32()), s.act_max = static_cast<int32_t>(u32());
     const Descriptor sd = Descriptor::store_acc(s);
     const StoreAccArgs s2 = sd.operands<StoreAccArgs>();
     EXPECT_EQ(s2.host_addr, s.host_addr);

@@ -9,6 +9,7 @@
 
 #include "csr.hpp"
 #include "device_impl.hpp"
+#include "uri_options.hpp"
 #include "weft/simt.hpp"
 
 namespace weft {
@@ -224,23 +225,32 @@ void Arena::free(uint64_t addr) {
 // ================================================================================== device
 namespace {
 
+// An option the device itself takes (mem, membase, ring, timeout): read with the back ends'
+// OptionReader, then removed so that the back end does not see it.
 uint64_t take_u64(Options& o, const std::string& k, uint64_t def, uint64_t lo, uint64_t hi) {
-  auto it = o.find(k);
-  if (it == o.end()) return def;
-  const std::string v = it->second;
-  o.erase(it);
-  size_t pos = 0;
-  uint64_t x = 0;
+  uint64_t x = def;
   try {
-    x = std::stoull(v, &pos, 0);
-  } catch (...) {
-    pos = 0;
+    x = OptionReader(o).u64(k, def, lo, hi);
+  } catch (const std::invalid_argument& e) {
+    throw Error(Errc::kBadUri, e.what());
   }
-  if (pos != v.size() || v.empty() || x < lo || x > hi) {
-    throw Error(Errc::kBadUri, "option " + k + "=" + v + ": expected an integer in [" +
-                                   std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  }
+  o.erase(k);
   return x;
+}
+
+// A register access, with the back end's failures as driver errors: a bad argument stays one,
+// anything else is the simulation failing.
+template <class Access>
+auto translate_backend_errors(Access&& access) {
+  try {
+    return access();
+  } catch (const std::invalid_argument& e) {
+    throw Error(Errc::kBadArgument, e.what());
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(Errc::kSimulation, std::string("the simulated device failed: ") + e.what());
+  }
 }
 
 }  // namespace
@@ -333,27 +343,11 @@ DeviceImpl::DeviceImpl(std::unique_ptr<Backend> be, const std::string& uri, cons
 DeviceImpl::~DeviceImpl() = default;
 
 uint32_t DeviceImpl::rd(uint32_t off) {
-  try {
-    return be_->csr_read(off);
-  } catch (const std::invalid_argument& e) {
-    throw Error(Errc::kBadArgument, e.what());
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw Error(Errc::kSimulation, std::string("the simulated device failed: ") + e.what());
-  }
+  return translate_backend_errors([&] { return be_->csr_read(off); });
 }
 
 void DeviceImpl::wr(uint32_t off, uint32_t v) {
-  try {
-    be_->csr_write(off, v);
-  } catch (const std::invalid_argument& e) {
-    throw Error(Errc::kBadArgument, e.what());
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw Error(Errc::kSimulation, std::string("the simulated device failed: ") + e.what());
-  }
+  translate_backend_errors([&] { be_->csr_write(off, v); });
 }
 
 std::string DeviceImpl::description() const {

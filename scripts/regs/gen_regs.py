@@ -847,6 +847,9 @@ CXX_KEYWORDS = {"and", "auto", "bool", "break", "case", "catch", "char", "class"
                 "volatile", "while", "xor"}
 
 
+CXX_DIR = {"reg2hw": "Reg2Hw", "hw2reg": "Hw2Reg"}
+
+
 def gen_tb_hpp(title: str, regs: list[Reg]) -> str:
     sts = structs(regs)
     o: list[str] = []
@@ -877,7 +880,7 @@ def gen_tb_hpp(title: str, regs: list[Reg]) -> str:
         _, top, leaves = sts[d]
         w("")
         w(f"// ---------------------------------------------------------------- {d}")
-        w(f"inline constexpr unsigned k{camel(d.replace('2', '_to_'))}Bits = {top.width};")
+        w(f"inline constexpr unsigned k{CXX_DIR[d]}Bits = {top.width};")
         groups: dict[tuple[str, ...], list[Leaf]] = {}
         for lf in leaves:
             for part in lf.path:
@@ -890,7 +893,7 @@ def gen_tb_hpp(title: str, regs: list[Reg]) -> str:
                 w(f"inline constexpr Bits {lf.path[-1]}{{{lf.lsb}, {lf.width}}};")
             w("}")
         w(f"// Every member, least significant first.")
-        w(f"inline constexpr std::array<Member, {len(leaves)}> k{camel(d.replace('2', '_to_'))} = {{{{")
+        w(f"inline constexpr std::array<Member, {len(leaves)}> k{CXX_DIR[d]} = {{{{")
         for lf in leaves:
             w(f"    {{\"{'.'.join(lf.path)}\", {{{lf.lsb}, {lf.width}}}}},")
         w("}};")

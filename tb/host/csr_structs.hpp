@@ -22,7 +22,7 @@ struct Member {
 };
 
 // ---------------------------------------------------------------- reg2hw
-inline constexpr unsigned kRegToHwBits = 709;
+inline constexpr unsigned kReg2HwBits = 709;
 namespace reg2hw::ctrl {
 inline constexpr Bits enable{706, 1};
 inline constexpr Bits qreset{707, 1};
@@ -168,7 +168,7 @@ namespace reg2hw::perf_desc_retired::lo {
 inline constexpr Bits count_rd{0, 1};
 }
 // Every member, least significant first.
-inline constexpr std::array<Member, 54> kRegToHw = {{
+inline constexpr std::array<Member, 54> kReg2Hw = {{
     {"perf_desc_retired.lo.count_rd", {0, 1}},
     {"perf_dma_wr_stall.lo.count_rd", {1, 1}},
     {"perf_dma_rd_stall.lo.count_rd", {2, 1}},
@@ -226,7 +226,7 @@ inline constexpr std::array<Member, 54> kRegToHw = {{
 }};
 
 // ---------------------------------------------------------------- hw2reg
-inline constexpr unsigned kHwToRegBits = 1773;
+inline constexpr unsigned kHw2RegBits = 1773;
 namespace hw2reg::cap0 {
 inline constexpr Bits rows{1741, 8};
 inline constexpr Bits cols{1749, 8};
@@ -417,7 +417,7 @@ namespace hw2reg::simt_launches {
 inline constexpr Bits count{0, 32};
 }
 // Every member, least significant first.
-inline constexpr std::array<Member, 71> kHwToReg = {{
+inline constexpr std::array<Member, 71> kHw2Reg = {{
     {"simt_launches.count", {0, 32}},
     {"simt_barriers.count", {32, 32}},
     {"simt_replays.count", {64, 32}},

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Weft register generator: one SystemRDL source, three outputs.
+"""Weft register generator: one SystemRDL source, five outputs.
 
 Compiles rtl/host/weft_regs.rdl with systemrdl-compiler and writes
-  rtl/host/weft_csr.sv                AXI4-Lite slave with flat per-field ports (module weft_csr)
+  rtl/host/weft_csr.sv                AXI4-Lite slave (module weft_csr) with struct ports
+                                      reg2hw_o / hw2reg_i
+  rtl/common/weft_regs.svh            the packed structs weft_reg2hw_t / weft_hw2reg_t
   sw/driver/include/weft/regs.hpp     offsets, field shift/mask/reset constants, a register table
+  tb/host/csr_structs.hpp             bit offset and width of every struct member (block tests)
   docs/registers.md                   the register map (intro from scripts/regs/registers_intro.md)
 
 Usage:
@@ -13,20 +16,20 @@ Usage:
                                                      they differ); also checks gen_desc.py's
                                                      outputs (the descriptor format)
 
-The exporter is our own (not PeakRDL-regblock, whose hardware interface is a pair of struct
-ports): it supports exactly the field kinds below and rejects anything else, so a new kind of
-field in the .rdl fails here instead of producing silently wrong hardware.
+The exporter is our own (not PeakRDL-regblock, whose struct ports use package types): it
+supports exactly the field kinds below and rejects anything else, so a new kind of field in the
+.rdl fails here instead of producing silently wrong hardware.
 
-  kind   SystemRDL                                   ports                          software
+  kind   SystemRDL                                   struct members                 software
   CONST  sw=r hw=na, reset                           -                              reads reset
-  RO     sw=r hw=w                                   <p>_i                          reads <p>_i
-  RW     sw=rw hw=r, reset                           <p>_o                          read/write
-  W1P    sw=rw hw=r singlepulse, reset 0             <p>_o (one-cycle pulse)        write 1: pulse; reads 0
-  W1C    sw=rw hw=r onwrite=woclr hwset, reset       <p>_set_i, <p>_o               write 1: clear
-  + swmod on any writable field                      <p>_wr_o pulse per write of the register
-  + swacc on any field                               <p>_rd_o pulse per read of the register
-where <p> = <reg>_<field>, lower case, register files joined with '_', array indices appended to
-the array name (win2_limit_hi_addr).
+  RO     sw=r hw=w                                   hw2reg <f>                     reads <f>
+  RW     sw=rw hw=r, reset                           reg2hw <f>                     read/write
+  W1P    sw=rw hw=r singlepulse, reset 0             reg2hw <f> (one-cycle pulse)   write 1: pulse; reads 0
+  W1C    sw=rw hw=r onwrite=woclr hwset, reset       hw2reg <f>_set, reg2hw <f>     write 1: clear
+  + swmod on any writable field                      reg2hw <f>_wr pulse per write of the register
+  + swacc on any field                               reg2hw <f>_rd pulse per read of the register
+where <f> is the field's member (lower case) in its register's sub-struct, register files nest
+and array indices are appended to the array name (reg2hw.win2.limit_hi.addr).
 """
 
 from __future__ import annotations
@@ -981,8 +984,8 @@ def gen_hpp(title: str, regs: list[Reg]) -> str:
     w("  Access access;")
     w("  bool has_reset;")
     w("  uint32_t reset;  // in place")
-    w("  bool wr_pulse;   // swmod: <reg>_<field>_wr_o pulses on a write of the register")
-    w("  bool rd_pulse;   // swacc: <reg>_<field>_rd_o pulses on a read of the register")
+    w("  bool wr_pulse;   // swmod: weft_csr pulses reg2hw <field>_wr on a write of the register")
+    w("  bool rd_pulse;   // swacc: weft_csr pulses reg2hw <field>_rd on a read of the register")
     w("};")
     w("")
     w("struct RegInfo {")

@@ -734,7 +734,7 @@ TEST(Csr, SwaccPulsesInTheCycleTheReadSamples) {
   EXPECT_TRUE(pulses.empty());
 }
 
-// IRQ_STATUS.done: set by irq_status_done_set_i, cleared by writing 1. The set input is high in
+// IRQ_STATUS.done: set by hw2reg irq_status.done_set, cleared by writing 1. The set input is high in
 // exactly one cycle k around a clearing write whose write edge ends cycle e (= first B cycle - 1):
 // the field ends up 1 when k >= e (a set at the clear's edge wins), 0 when k < e.
 TEST(Csr, W1cClearsAndAHardwareSetWinsOverAClear) {

@@ -213,9 +213,10 @@ module weft_csr #(
     assign sel     = wr_ok && (wr_idx == Idx);
     assign wr_bits = sel ? (w_data_q & wmask) : 32'h0;
     // RW: the written bytes replace the value. W1P: the written 1s, for one cycle. W1C: written
-    // 1s clear, a hardware set wins over a clear in the same cycle. Other bits stay 0.
-    assign d = (q & Rw & ~(sel ? wmask : 32'h0)) | (wr_bits & (Rw | W1p)) |
-               (q & W1c & ~wr_bits) | (w1c_set[r*32 +: 32] & W1c);
+    // 1s clear, a hardware set wins over a clear in the same cycle. Other bits stay 0. (Each
+    // kind as `sel ? new : q`, so synthesis maps the hold to the flops' enables.)
+    assign d = (Rw & (sel ? ((q & ~wmask) | (w_data_q & wmask)) : q)) | (W1p & wr_bits) |
+               (W1c & ((sel ? (q & ~wr_bits) : q) | w1c_set[r*32 +: 32]));
     always_ff @(posedge clk_i or negedge rst_ni) begin : p_q
       if (!rst_ni) q <= Reset;
       else         q <= d;

@@ -62,8 +62,11 @@ uint32_t strobe_mask(uint8_t strb) {
 // Bindings: every field of the map to its member(s) of weft_csr's reg2hw_o / hw2reg_i, named by
 // hand below (csr_structs.hpp, generated with the structs, says where each member sits in the
 // Verilated port: a member missing or misnamed does not compile).
+
 // One member of reg2hw_o / hw2reg_i.
-uint32_t get_member(Dut& d, csr::Bits b) { return static_cast<uint32_t>(get_bits(d.reg2hw_o, b.lsb, b.width)); }
+uint32_t get_member(Dut& d, csr::Bits b) {
+  return static_cast<uint32_t>(get_bits(d.reg2hw_o, b.lsb, b.width));
+}
 void set_member(Dut& d, csr::Bits b, uint32_t v) { set_bits(d.hw2reg_i, b.lsb, b.width, v); }
 
 struct InBind {  // RO field: hw2reg <f>
@@ -95,17 +98,17 @@ struct PulseBind {  // swmod: reg2hw <f>_wr, swacc: reg2hw <f>_rd
   InBind { off, r::ns::k##F##Shift, r::ns::k##F##Width, csr::hw2reg::member }
 #define WEFT_OUT(off, ns, F, member) \
   OutBind { off, r::ns::k##F##Shift, r::ns::k##F##Width, csr::reg2hw::member }
-#define WEFT_PERF(Camel, snake)                                                  \
+#define WEFT_PERF(Camel, snake)                                                    \
   WEFT_IN(r::kPerf##Camel##Lo, perf_##snake##_lo, Count, perf_##snake::lo::count), \
       WEFT_IN(r::kPerf##Camel##Hi, perf_##snake##_hi, Count, perf_##snake::hi::count)
-#define WEFT_PERF_RD(Camel, snake)                                    \
-  PulseBind {                                                         \
-    r::kPerf##Camel##Lo, r::perf_##snake##_lo::kCountShift,           \
-        csr::reg2hw::perf_##snake::lo::count_rd                       \
+#define WEFT_PERF_RD(Camel, snake)                          \
+  PulseBind {                                               \
+    r::kPerf##Camel##Lo, r::perf_##snake##_lo::kCountShift, \
+        csr::reg2hw::perf_##snake::lo::count_rd             \
   }
-#define WEFT_WIN(i)                                                          \
-  WEFT_OUT(r::kWinBaseLo[i], win_base_lo, Addr, win##i::base_lo::addr),      \
-      WEFT_OUT(r::kWinBaseHi[i], win_base_hi, Addr, win##i::base_hi::addr),  \
+#define WEFT_WIN(i)                                                            \
+  WEFT_OUT(r::kWinBaseLo[i], win_base_lo, Addr, win##i::base_lo::addr),        \
+      WEFT_OUT(r::kWinBaseHi[i], win_base_hi, Addr, win##i::base_hi::addr),    \
       WEFT_OUT(r::kWinLimitLo[i], win_limit_lo, Addr, win##i::limit_lo::addr), \
       WEFT_OUT(r::kWinLimitHi[i], win_limit_hi, Addr, win##i::limit_hi::addr), \
       WEFT_OUT(r::kWinCtrl[i], win_ctrl, Read, win##i::ctrl::read),            \
@@ -410,7 +413,11 @@ void expect_outputs_match(Dut& d, const RefCsr& ref, const std::string& when) {
 
 // The Verilated ports are as wide as the generated structs (Verilator's storage for the width).
 constexpr size_t storage_bits(unsigned bits) {
-  return bits <= 8 ? 8 : bits <= 16 ? 16 : bits <= 32 ? 32 : bits <= 64 ? 64 : (bits + 31) / 32 * 32;
+  return bits <= 8    ? 8
+         : bits <= 16 ? 16
+         : bits <= 32 ? 32
+         : bits <= 64 ? 64
+                      : (bits + 31) / 32 * 32;
 }
 static_assert(sizeof(Dut::reg2hw_o) * 8 == storage_bits(csr::kReg2HwBits));
 static_assert(sizeof(Dut::hw2reg_i) * 8 == storage_bits(csr::kHw2RegBits));
@@ -611,7 +618,8 @@ TEST(Csr, SinglePulseFieldsPulseOneCycleWithTheWriteResponse) {
     t.sample(d, c);
     t.flag("qreset", get_member(d, csr::reg2hw::ctrl::qreset), c);
     t.flag("perf_clear", get_member(d, csr::reg2hw::ctrl::perf_clear), c);
-    if (get_member(d, csr::reg2hw::ctrl::qreset)) enable_at_pulse.push_back(get_member(d, csr::reg2hw::ctrl::enable));
+    if (get_member(d, csr::reg2hw::ctrl::qreset))
+      enable_at_pulse.push_back(get_member(d, csr::reg2hw::ctrl::enable));
   };
   using V = std::vector<uint64_t>;
   // qreset alone: one pulse, in the first cycle of B (the cycle after the write took effect).
@@ -660,7 +668,8 @@ TEST(Csr, SwmodPulsesOnceWhenTheWriteTakesEffect) {
   b.monitor = [&](Dut& d, uint64_t c) {
     t.sample(d, c);
     t.flag("wr", get_member(d, csr::reg2hw::ring_tail::count_wr), c);
-    if (get_member(d, csr::reg2hw::ring_tail::count_wr)) tail_at_pulse.push_back(get_member(d, csr::reg2hw::ring_tail::count));
+    if (get_member(d, csr::reg2hw::ring_tail::count_wr))
+      tail_at_pulse.push_back(get_member(d, csr::reg2hw::ring_tail::count));
   };
   using V = std::vector<uint64_t>;
   ASSERT_EQ(b.write(r::kRingTail, 5), AxilResp::kOkay);
@@ -734,9 +743,9 @@ TEST(Csr, SwaccPulsesInTheCycleTheReadSamples) {
   EXPECT_TRUE(pulses.empty());
 }
 
-// IRQ_STATUS.done: set by hw2reg irq_status.done_set, cleared by writing 1. The set input is high in
-// exactly one cycle k around a clearing write whose write edge ends cycle e (= first B cycle - 1):
-// the field ends up 1 when k >= e (a set at the clear's edge wins), 0 when k < e.
+// IRQ_STATUS.done: set by hw2reg irq_status.done_set, cleared by writing 1. The set input is high
+// in exactly one cycle k around a clearing write whose write edge ends cycle e (= first B cycle -
+// 1): the field ends up 1 when k >= e (a set at the clear's edge wins), 0 when k < e.
 TEST(Csr, W1cClearsAndAHardwareSetWinsOverAClear) {
   // Timing of the clearing write without any set.
   uint64_t write_edge = 0;
@@ -753,7 +762,8 @@ TEST(Csr, W1cClearsAndAHardwareSetWinsOverAClear) {
     Bench b;
     const uint64_t base = b.cycle();  // the first cycle after reset (same in every bench)
     b.inputs = [&](Dut& d, uint64_t c) {
-      set_member(d, csr::hw2reg::irq_status::done_set, c == base + 1 || c == k);  // set early, then again at cycle k
+      set_member(d, csr::hw2reg::irq_status::done_set,
+                 c == base + 1 || c == k);  // set early, then again at cycle k
       set_member(d, csr::hw2reg::irq_status::error_set, c == base + 1);
     };
     std::vector<uint64_t> done_high;
@@ -789,7 +799,8 @@ TEST(Csr, UnmappedAndUnalignedAddressesAnswerSlverrWithoutSideEffects) {
   b.monitor = [&](Dut& d, uint64_t) {
     for (const auto& p : wr_pulse_binds()) pulses += p.get(d);
     for (const auto& p : rd_pulse_binds()) pulses += p.get(d);
-    pulses += get_member(d, csr::reg2hw::ctrl::qreset) + get_member(d, csr::reg2hw::ctrl::perf_clear);
+    pulses +=
+        get_member(d, csr::reg2hw::ctrl::qreset) + get_member(d, csr::reg2hw::ctrl::perf_clear);
   };
   RefCsr ref;
   int bad = 0;
@@ -867,7 +878,8 @@ TEST(Csr, RandomTrafficUnderBackPressureMatchesTheReferenceModel) {
   b.monitor = [&](Dut& d, uint64_t) {
     for (const auto& q : wr_pulse_binds()) wr_pulses += q.get(d);
     for (const auto& q : rd_pulse_binds()) rd_pulses += q.get(d);
-    w1p_pulses += get_member(d, csr::reg2hw::ctrl::qreset) + get_member(d, csr::reg2hw::ctrl::perf_clear);
+    w1p_pulses +=
+        get_member(d, csr::reg2hw::ctrl::qreset) + get_member(d, csr::reg2hw::ctrl::perf_clear);
   };
   uint64_t want_wr = 0, want_rd = 0, want_w1p = 0;
   std::vector<uint32_t> offsets;

@@ -192,44 +192,52 @@ module weft_top #(
   logic [15:0]      perf_rd;
   assign hw2reg.perf_cycles.lo.count           = perf_lo[0*32 +: 32];
   assign hw2reg.perf_cycles.hi.count           = perf_hi[0*32 +: 32];
+  assign perf_rd[0]                            = reg2hw.perf_cycles.lo.count_rd;
   assign hw2reg.perf_load_busy.lo.count        = perf_lo[1*32 +: 32];
   assign hw2reg.perf_load_busy.hi.count        = perf_hi[1*32 +: 32];
+  assign perf_rd[1]                            = reg2hw.perf_load_busy.lo.count_rd;
   assign hw2reg.perf_compute_busy.lo.count     = perf_lo[2*32 +: 32];
   assign hw2reg.perf_compute_busy.hi.count     = perf_hi[2*32 +: 32];
+  assign perf_rd[2]                            = reg2hw.perf_compute_busy.lo.count_rd;
   assign hw2reg.perf_store_busy.lo.count       = perf_lo[3*32 +: 32];
   assign hw2reg.perf_store_busy.hi.count       = perf_hi[3*32 +: 32];
+  assign perf_rd[3]                            = reg2hw.perf_store_busy.lo.count_rd;
   assign hw2reg.perf_load_wait_dep.lo.count    = perf_lo[4*32 +: 32];
   assign hw2reg.perf_load_wait_dep.hi.count    = perf_hi[4*32 +: 32];
+  assign perf_rd[4]                            = reg2hw.perf_load_wait_dep.lo.count_rd;
   assign hw2reg.perf_compute_wait_dep.lo.count = perf_lo[5*32 +: 32];
   assign hw2reg.perf_compute_wait_dep.hi.count = perf_hi[5*32 +: 32];
+  assign perf_rd[5]                            = reg2hw.perf_compute_wait_dep.lo.count_rd;
   assign hw2reg.perf_store_wait_dep.lo.count   = perf_lo[6*32 +: 32];
   assign hw2reg.perf_store_wait_dep.hi.count   = perf_hi[6*32 +: 32];
+  assign perf_rd[6]                            = reg2hw.perf_store_wait_dep.lo.count_rd;
   assign hw2reg.perf_tu_wait_w.lo.count        = perf_lo[7*32 +: 32];
   assign hw2reg.perf_tu_wait_w.hi.count        = perf_hi[7*32 +: 32];
+  assign perf_rd[7]                            = reg2hw.perf_tu_wait_w.lo.count_rd;
   assign hw2reg.perf_tu_wait_a.lo.count        = perf_lo[8*32 +: 32];
   assign hw2reg.perf_tu_wait_a.hi.count        = perf_hi[8*32 +: 32];
+  assign perf_rd[8]                            = reg2hw.perf_tu_wait_a.lo.count_rd;
   assign hw2reg.perf_tu_wait_drain.lo.count    = perf_lo[9*32 +: 32];
   assign hw2reg.perf_tu_wait_drain.hi.count    = perf_hi[9*32 +: 32];
+  assign perf_rd[9]                            = reg2hw.perf_tu_wait_drain.lo.count_rd;
   assign hw2reg.perf_macs.lo.count             = perf_lo[10*32 +: 32];
   assign hw2reg.perf_macs.hi.count             = perf_hi[10*32 +: 32];
+  assign perf_rd[10]                           = reg2hw.perf_macs.lo.count_rd;
   assign hw2reg.perf_dma_rd_bytes.lo.count     = perf_lo[11*32 +: 32];
   assign hw2reg.perf_dma_rd_bytes.hi.count     = perf_hi[11*32 +: 32];
+  assign perf_rd[11]                           = reg2hw.perf_dma_rd_bytes.lo.count_rd;
   assign hw2reg.perf_dma_wr_bytes.lo.count     = perf_lo[12*32 +: 32];
   assign hw2reg.perf_dma_wr_bytes.hi.count     = perf_hi[12*32 +: 32];
+  assign perf_rd[12]                           = reg2hw.perf_dma_wr_bytes.lo.count_rd;
   assign hw2reg.perf_dma_rd_stall.lo.count     = perf_lo[13*32 +: 32];
   assign hw2reg.perf_dma_rd_stall.hi.count     = perf_hi[13*32 +: 32];
+  assign perf_rd[13]                           = reg2hw.perf_dma_rd_stall.lo.count_rd;
   assign hw2reg.perf_dma_wr_stall.lo.count     = perf_lo[14*32 +: 32];
   assign hw2reg.perf_dma_wr_stall.hi.count     = perf_hi[14*32 +: 32];
+  assign perf_rd[14]                           = reg2hw.perf_dma_wr_stall.lo.count_rd;
   assign hw2reg.perf_desc_retired.lo.count     = perf_lo[15*32 +: 32];
   assign hw2reg.perf_desc_retired.hi.count     = perf_hi[15*32 +: 32];
-  assign perf_rd = {reg2hw.perf_desc_retired.lo.count_rd, reg2hw.perf_dma_wr_stall.lo.count_rd,
-                    reg2hw.perf_dma_rd_stall.lo.count_rd, reg2hw.perf_dma_wr_bytes.lo.count_rd,
-                    reg2hw.perf_dma_rd_bytes.lo.count_rd, reg2hw.perf_macs.lo.count_rd,
-                    reg2hw.perf_tu_wait_drain.lo.count_rd, reg2hw.perf_tu_wait_a.lo.count_rd,
-                    reg2hw.perf_tu_wait_w.lo.count_rd, reg2hw.perf_store_wait_dep.lo.count_rd,
-                    reg2hw.perf_compute_wait_dep.lo.count_rd, reg2hw.perf_load_wait_dep.lo.count_rd,
-                    reg2hw.perf_store_busy.lo.count_rd, reg2hw.perf_compute_busy.lo.count_rd,
-                    reg2hw.perf_load_busy.lo.count_rd, reg2hw.perf_cycles.lo.count_rd};
+  assign perf_rd[15]                           = reg2hw.perf_desc_retired.lo.count_rd;
 
   assign irq_o = (reg2hw.irq_status.done && reg2hw.irq_enable.done) ||
                  (reg2hw.irq_status.error && reg2hw.irq_enable.error);

@@ -18,6 +18,7 @@
 // The register map has four DMA windows; NumWin (1..4) of them are used.
 `include "weft_assert.svh"
 `include "weft_dma_types.svh"
+`include "weft_regs.svh"
 
 module weft_top #(
   parameter int  Rows      = 16,
@@ -119,22 +120,8 @@ module weft_top #(
   end
 
   // ---------------------------------------------------------------- registers
-  logic        ctrl_enable, ctrl_qreset, ctrl_perf_clear;
-  logic        st_idle, st_error, st_reset_busy;
-  logic [7:0]  st_err_code;
-  logic [31:0] st_err_index, st_head, st_completed;
-  logic [63:0] st_err_addr;
-  logic        irq_done_set, irq_error_set, irq_st_done, irq_st_error, irq_en_done, irq_en_error;
-  logic [31:0] ring_base_lo, ring_base_hi, ring_tail, cpl_lo, cpl_hi;
-  logic [4:0]  ring_log2;
-  logic        ring_tail_wr;
-  logic [31:0] win_base_lo [4];
-  logic [31:0] win_base_hi [4];
-  logic [31:0] win_limit_lo [4];
-  logic [31:0] win_limit_hi [4];
-  logic [3:0]  win_rd, win_wr;
-  logic [16*32-1:0] perf_lo, perf_hi;
-  logic [15:0]      perf_rd;
+  weft_reg2hw_t reg2hw;  // register fields and pulses (rtl/common/weft_regs.svh)
+  weft_hw2reg_t hw2reg;  // what the device reports: read-only fields, W1C sets
 
   weft_csr #(.AddrW(12)) u_csr (
     .clk_i,
@@ -158,154 +145,121 @@ module weft_top #(
     .s_axil_rready,
     .s_axil_rdata,
     .s_axil_rresp,
-    .cap0_rows_i                         (8'(Rows)),
-    .cap0_cols_i                         (8'(Cols)),
-    .cap0_bus_bytes_i                    (8'(BB)),
-    .cap0_windows_i                      (8'(NumWin)),
-    .cap1_spad_lines_i                   (24'(SpadLines)),
-    .cap1_spad_banks_i                   (8'(SpadBanks)),
-    .cap2_acc_rows_i                     (16'(AccDepth)),
-    .cap2_inflight_i                     (8'(Inflight)),
-    .cap2_max_burst_i                    (8'(MaxBurst)),
-    .cap3_warps_i                        (8'(SimtWarps)),
-    .cap3_threads_i                      ((SimtWarps > 0) ? 8'(SimtThreads) : 8'd0),
-    .cap3_dmem_kib_i                     ((SimtWarps > 0) ? 16'(SimtDmemBytes / 1024) : 16'd0),
-    .cap4_imem_kib_i                     ((SimtWarps > 0) ? 16'(SimtImemWords * 4 / 1024) : 16'd0),
-    .cap4_dmem_banks_i                   ((SimtWarps > 0) ? 8'(SimtBanks) : 8'd0),
-    .simt_err_code_code_i                (x_err_code),
-    .simt_err_pc_pc_i                    (x_err_pc),
-    .simt_err_thread_thread_i            (x_err_thread),
-    .simt_err_tval_tval_i                (x_err_tval),
-    .simt_cycles_count_i                 (x_perf[0*32 +: 32]),
-    .simt_issued_count_i                 (x_perf[1*32 +: 32]),
-    .simt_active_count_i                 (x_perf[2*32 +: 32]),
-    .simt_stall_pipe_count_i             (x_perf[3*32 +: 32]),
-    .simt_stall_div_count_i              (x_perf[4*32 +: 32]),
-    .simt_stall_mem_count_i              (x_perf[5*32 +: 32]),
-    .simt_stall_barrier_count_i          (x_perf[6*32 +: 32]),
-    .simt_replays_count_i                (x_perf[7*32 +: 32]),
-    .simt_barriers_count_i               (x_perf[8*32 +: 32]),
-    .simt_launches_count_i               (x_launches_q),
-    .ctrl_enable_o                       (ctrl_enable),
-    .ctrl_qreset_o                       (ctrl_qreset),
-    .ctrl_perf_clear_o                   (ctrl_perf_clear),
-    .status_idle_i                       (st_idle),
-    .status_error_i                      (st_error),
-    .status_reset_busy_i                 (st_reset_busy),
-    .err_code_code_i                     (st_err_code),
-    .err_index_index_i                   (st_err_index),
-    .err_addr_lo_addr_i                  (st_err_addr[31:0]),
-    .err_addr_hi_addr_i                  (st_err_addr[63:32]),
-    .irq_status_done_set_i               (irq_done_set),
-    .irq_status_done_o                   (irq_st_done),
-    .irq_status_error_set_i              (irq_error_set),
-    .irq_status_error_o                  (irq_st_error),
-    .irq_enable_done_o                   (irq_en_done),
-    .irq_enable_error_o                  (irq_en_error),
-    .ring_base_lo_addr_o                 (ring_base_lo),
-    .ring_base_hi_addr_o                 (ring_base_hi),
-    .ring_size_log2_o                    (ring_log2),
-    .ring_tail_count_o                   (ring_tail),
-    .ring_tail_count_wr_o                (ring_tail_wr),
-    .ring_head_count_i                   (st_head),
-    .completed_count_i                   (st_completed),
-    .cpl_addr_lo_addr_o                  (cpl_lo),
-    .cpl_addr_hi_addr_o                  (cpl_hi),
-    .win0_base_lo_addr_o                 (win_base_lo[0]),
-    .win0_base_hi_addr_o                 (win_base_hi[0]),
-    .win0_limit_lo_addr_o                (win_limit_lo[0]),
-    .win0_limit_hi_addr_o                (win_limit_hi[0]),
-    .win0_ctrl_read_o                    (win_rd[0]),
-    .win0_ctrl_write_o                   (win_wr[0]),
-    .win1_base_lo_addr_o                 (win_base_lo[1]),
-    .win1_base_hi_addr_o                 (win_base_hi[1]),
-    .win1_limit_lo_addr_o                (win_limit_lo[1]),
-    .win1_limit_hi_addr_o                (win_limit_hi[1]),
-    .win1_ctrl_read_o                    (win_rd[1]),
-    .win1_ctrl_write_o                   (win_wr[1]),
-    .win2_base_lo_addr_o                 (win_base_lo[2]),
-    .win2_base_hi_addr_o                 (win_base_hi[2]),
-    .win2_limit_lo_addr_o                (win_limit_lo[2]),
-    .win2_limit_hi_addr_o                (win_limit_hi[2]),
-    .win2_ctrl_read_o                    (win_rd[2]),
-    .win2_ctrl_write_o                   (win_wr[2]),
-    .win3_base_lo_addr_o                 (win_base_lo[3]),
-    .win3_base_hi_addr_o                 (win_base_hi[3]),
-    .win3_limit_lo_addr_o                (win_limit_lo[3]),
-    .win3_limit_hi_addr_o                (win_limit_hi[3]),
-    .win3_ctrl_read_o                    (win_rd[3]),
-    .win3_ctrl_write_o                   (win_wr[3]),
-    .perf_cycles_lo_count_i              (perf_lo[0*32 +: 32]),
-    .perf_cycles_lo_count_rd_o           (perf_rd[0]),
-    .perf_cycles_hi_count_i              (perf_hi[0*32 +: 32]),
-    .perf_load_busy_lo_count_i           (perf_lo[1*32 +: 32]),
-    .perf_load_busy_lo_count_rd_o        (perf_rd[1]),
-    .perf_load_busy_hi_count_i           (perf_hi[1*32 +: 32]),
-    .perf_compute_busy_lo_count_i        (perf_lo[2*32 +: 32]),
-    .perf_compute_busy_lo_count_rd_o     (perf_rd[2]),
-    .perf_compute_busy_hi_count_i        (perf_hi[2*32 +: 32]),
-    .perf_store_busy_lo_count_i          (perf_lo[3*32 +: 32]),
-    .perf_store_busy_lo_count_rd_o       (perf_rd[3]),
-    .perf_store_busy_hi_count_i          (perf_hi[3*32 +: 32]),
-    .perf_load_wait_dep_lo_count_i       (perf_lo[4*32 +: 32]),
-    .perf_load_wait_dep_lo_count_rd_o    (perf_rd[4]),
-    .perf_load_wait_dep_hi_count_i       (perf_hi[4*32 +: 32]),
-    .perf_compute_wait_dep_lo_count_i    (perf_lo[5*32 +: 32]),
-    .perf_compute_wait_dep_lo_count_rd_o (perf_rd[5]),
-    .perf_compute_wait_dep_hi_count_i    (perf_hi[5*32 +: 32]),
-    .perf_store_wait_dep_lo_count_i      (perf_lo[6*32 +: 32]),
-    .perf_store_wait_dep_lo_count_rd_o   (perf_rd[6]),
-    .perf_store_wait_dep_hi_count_i      (perf_hi[6*32 +: 32]),
-    .perf_tu_wait_w_lo_count_i           (perf_lo[7*32 +: 32]),
-    .perf_tu_wait_w_lo_count_rd_o        (perf_rd[7]),
-    .perf_tu_wait_w_hi_count_i           (perf_hi[7*32 +: 32]),
-    .perf_tu_wait_a_lo_count_i           (perf_lo[8*32 +: 32]),
-    .perf_tu_wait_a_lo_count_rd_o        (perf_rd[8]),
-    .perf_tu_wait_a_hi_count_i           (perf_hi[8*32 +: 32]),
-    .perf_tu_wait_drain_lo_count_i       (perf_lo[9*32 +: 32]),
-    .perf_tu_wait_drain_lo_count_rd_o    (perf_rd[9]),
-    .perf_tu_wait_drain_hi_count_i       (perf_hi[9*32 +: 32]),
-    .perf_macs_lo_count_i                (perf_lo[10*32 +: 32]),
-    .perf_macs_lo_count_rd_o             (perf_rd[10]),
-    .perf_macs_hi_count_i                (perf_hi[10*32 +: 32]),
-    .perf_dma_rd_bytes_lo_count_i        (perf_lo[11*32 +: 32]),
-    .perf_dma_rd_bytes_lo_count_rd_o     (perf_rd[11]),
-    .perf_dma_rd_bytes_hi_count_i        (perf_hi[11*32 +: 32]),
-    .perf_dma_wr_bytes_lo_count_i        (perf_lo[12*32 +: 32]),
-    .perf_dma_wr_bytes_lo_count_rd_o     (perf_rd[12]),
-    .perf_dma_wr_bytes_hi_count_i        (perf_hi[12*32 +: 32]),
-    .perf_dma_rd_stall_lo_count_i        (perf_lo[13*32 +: 32]),
-    .perf_dma_rd_stall_lo_count_rd_o     (perf_rd[13]),
-    .perf_dma_rd_stall_hi_count_i        (perf_hi[13*32 +: 32]),
-    .perf_dma_wr_stall_lo_count_i        (perf_lo[14*32 +: 32]),
-    .perf_dma_wr_stall_lo_count_rd_o     (perf_rd[14]),
-    .perf_dma_wr_stall_hi_count_i        (perf_hi[14*32 +: 32]),
-    .perf_desc_retired_lo_count_i        (perf_lo[15*32 +: 32]),
-    .perf_desc_retired_lo_count_rd_o     (perf_rd[15]),
-    .perf_desc_retired_hi_count_i        (perf_hi[15*32 +: 32])
+    .reg2hw_o (reg2hw),
+    .hw2reg_i (hw2reg)
   );
 
-  assign irq_o = (irq_st_done && irq_en_done) || (irq_st_error && irq_en_error);
+  // CAP0..CAP4: the parameters.
+  assign hw2reg.cap0.rows       = 8'(Rows);
+  assign hw2reg.cap0.cols       = 8'(Cols);
+  assign hw2reg.cap0.bus_bytes  = 8'(BB);
+  assign hw2reg.cap0.windows    = 8'(NumWin);
+  assign hw2reg.cap1.spad_lines = 24'(SpadLines);
+  assign hw2reg.cap1.spad_banks = 8'(SpadBanks);
+  assign hw2reg.cap2.acc_rows   = 16'(AccDepth);
+  assign hw2reg.cap2.inflight   = 8'(Inflight);
+  assign hw2reg.cap2.max_burst  = 8'(MaxBurst);
+  assign hw2reg.cap3.warps      = 8'(SimtWarps);
+  assign hw2reg.cap3.threads    = (SimtWarps > 0) ? 8'(SimtThreads) : 8'd0;
+  assign hw2reg.cap3.dmem_kib   = (SimtWarps > 0) ? 16'(SimtDmemBytes / 1024) : 16'd0;
+  assign hw2reg.cap4.imem_kib   = (SimtWarps > 0) ? 16'(SimtImemWords * 4 / 1024) : 16'd0;
+  assign hw2reg.cap4.dmem_banks = (SimtWarps > 0) ? 8'(SimtBanks) : 8'd0;
 
-  // The windows in use (the first NumWin of the map).
+  // The command processor's error address (its other status outputs drive hw2reg directly).
+  logic [63:0] st_err_addr;
+  assign hw2reg.err_addr_lo.addr = st_err_addr[31:0];
+  assign hw2reg.err_addr_hi.addr = st_err_addr[63:32];
+
+  // The SIMT core's last launch.
+  assign hw2reg.simt_err_code.code        = x_err_code;
+  assign hw2reg.simt_err_pc.pc            = x_err_pc;
+  assign hw2reg.simt_err_thread.thread    = x_err_thread;
+  assign hw2reg.simt_err_tval.tval        = x_err_tval;
+  assign hw2reg.simt_cycles.count         = x_perf[0*32 +: 32];
+  assign hw2reg.simt_issued.count         = x_perf[1*32 +: 32];
+  assign hw2reg.simt_active.count         = x_perf[2*32 +: 32];
+  assign hw2reg.simt_stall_pipe.count     = x_perf[3*32 +: 32];
+  assign hw2reg.simt_stall_div.count      = x_perf[4*32 +: 32];
+  assign hw2reg.simt_stall_mem.count      = x_perf[5*32 +: 32];
+  assign hw2reg.simt_stall_barrier.count  = x_perf[6*32 +: 32];
+  assign hw2reg.simt_replays.count        = x_perf[7*32 +: 32];
+  assign hw2reg.simt_barriers.count       = x_perf[8*32 +: 32];
+  assign hw2reg.simt_launches.count       = x_launches_q;
+
+  // Performance counters (weft_cmd's perf_lo_o / perf_hi_o / perf_lo_rd_i, in map order):
+  // reading LO latches HI.
+  logic [16*32-1:0] perf_lo, perf_hi;
+  logic [15:0]      perf_rd;
+  assign hw2reg.perf_cycles.lo.count           = perf_lo[0*32 +: 32];
+  assign hw2reg.perf_cycles.hi.count           = perf_hi[0*32 +: 32];
+  assign perf_rd[0]                            = reg2hw.perf_cycles.lo.count_rd;
+  assign hw2reg.perf_load_busy.lo.count        = perf_lo[1*32 +: 32];
+  assign hw2reg.perf_load_busy.hi.count        = perf_hi[1*32 +: 32];
+  assign perf_rd[1]                            = reg2hw.perf_load_busy.lo.count_rd;
+  assign hw2reg.perf_compute_busy.lo.count     = perf_lo[2*32 +: 32];
+  assign hw2reg.perf_compute_busy.hi.count     = perf_hi[2*32 +: 32];
+  assign perf_rd[2]                            = reg2hw.perf_compute_busy.lo.count_rd;
+  assign hw2reg.perf_store_busy.lo.count       = perf_lo[3*32 +: 32];
+  assign hw2reg.perf_store_busy.hi.count       = perf_hi[3*32 +: 32];
+  assign perf_rd[3]                            = reg2hw.perf_store_busy.lo.count_rd;
+  assign hw2reg.perf_load_wait_dep.lo.count    = perf_lo[4*32 +: 32];
+  assign hw2reg.perf_load_wait_dep.hi.count    = perf_hi[4*32 +: 32];
+  assign perf_rd[4]                            = reg2hw.perf_load_wait_dep.lo.count_rd;
+  assign hw2reg.perf_compute_wait_dep.lo.count = perf_lo[5*32 +: 32];
+  assign hw2reg.perf_compute_wait_dep.hi.count = perf_hi[5*32 +: 32];
+  assign perf_rd[5]                            = reg2hw.perf_compute_wait_dep.lo.count_rd;
+  assign hw2reg.perf_store_wait_dep.lo.count   = perf_lo[6*32 +: 32];
+  assign hw2reg.perf_store_wait_dep.hi.count   = perf_hi[6*32 +: 32];
+  assign perf_rd[6]                            = reg2hw.perf_store_wait_dep.lo.count_rd;
+  assign hw2reg.perf_tu_wait_w.lo.count        = perf_lo[7*32 +: 32];
+  assign hw2reg.perf_tu_wait_w.hi.count        = perf_hi[7*32 +: 32];
+  assign perf_rd[7]                            = reg2hw.perf_tu_wait_w.lo.count_rd;
+  assign hw2reg.perf_tu_wait_a.lo.count        = perf_lo[8*32 +: 32];
+  assign hw2reg.perf_tu_wait_a.hi.count        = perf_hi[8*32 +: 32];
+  assign perf_rd[8]                            = reg2hw.perf_tu_wait_a.lo.count_rd;
+  assign hw2reg.perf_tu_wait_drain.lo.count    = perf_lo[9*32 +: 32];
+  assign hw2reg.perf_tu_wait_drain.hi.count    = perf_hi[9*32 +: 32];
+  assign perf_rd[9]                            = reg2hw.perf_tu_wait_drain.lo.count_rd;
+  assign hw2reg.perf_macs.lo.count             = perf_lo[10*32 +: 32];
+  assign hw2reg.perf_macs.hi.count             = perf_hi[10*32 +: 32];
+  assign perf_rd[10]                           = reg2hw.perf_macs.lo.count_rd;
+  assign hw2reg.perf_dma_rd_bytes.lo.count     = perf_lo[11*32 +: 32];
+  assign hw2reg.perf_dma_rd_bytes.hi.count     = perf_hi[11*32 +: 32];
+  assign perf_rd[11]                           = reg2hw.perf_dma_rd_bytes.lo.count_rd;
+  assign hw2reg.perf_dma_wr_bytes.lo.count     = perf_lo[12*32 +: 32];
+  assign hw2reg.perf_dma_wr_bytes.hi.count     = perf_hi[12*32 +: 32];
+  assign perf_rd[12]                           = reg2hw.perf_dma_wr_bytes.lo.count_rd;
+  assign hw2reg.perf_dma_rd_stall.lo.count     = perf_lo[13*32 +: 32];
+  assign hw2reg.perf_dma_rd_stall.hi.count     = perf_hi[13*32 +: 32];
+  assign perf_rd[13]                           = reg2hw.perf_dma_rd_stall.lo.count_rd;
+  assign hw2reg.perf_dma_wr_stall.lo.count     = perf_lo[14*32 +: 32];
+  assign hw2reg.perf_dma_wr_stall.hi.count     = perf_hi[14*32 +: 32];
+  assign perf_rd[14]                           = reg2hw.perf_dma_wr_stall.lo.count_rd;
+  assign hw2reg.perf_desc_retired.lo.count     = perf_lo[15*32 +: 32];
+  assign hw2reg.perf_desc_retired.hi.count     = perf_hi[15*32 +: 32];
+  assign perf_rd[15]                           = reg2hw.perf_desc_retired.lo.count_rd;
+
+  assign irq_o = (reg2hw.irq_status.done && reg2hw.irq_enable.done) ||
+                 (reg2hw.irq_status.error && reg2hw.irq_enable.error);
+
+  // The windows in use (the first NumWin of the map's four).
+  localparam int WinW = $bits(weft_reg2hw_win_t'('0));
+  logic [4*WinW-1:0]    win_regs;  // weft_reg2hw_win_t per window
   logic [NumWin*64-1:0] win_base, win_limit;
   logic [NumWin-1:0]    win_read, win_write;
+  assign win_regs = {reg2hw.win3, reg2hw.win2, reg2hw.win1, reg2hw.win0};
   for (genvar i = 0; i < NumWin; i++) begin : g_win
-    assign win_base[i*64 +: 64]  = {win_base_hi[i], win_base_lo[i]};
-    assign win_limit[i*64 +: 64] = {win_limit_hi[i], win_limit_lo[i]};
-    assign win_read[i]           = win_rd[i];
-    assign win_write[i]          = win_wr[i];
+    weft_reg2hw_win_t win;
+    assign win                   = win_regs[i*WinW +: WinW];
+    assign win_base[i*64 +: 64]  = {win.base_hi.addr, win.base_lo.addr};
+    assign win_limit[i*64 +: 64] = {win.limit_hi.addr, win.limit_lo.addr};
+    assign win_read[i]           = win.ctrl.read;
+    assign win_write[i]          = win.ctrl.write;
   end
   if (NumWin < 4) begin : g_unused_win
     // Windows the device does not have: their registers exist but are ignored.
     logic unused;
-    always_comb begin : p_unused
-      unused = 1'b0;
-      for (int i = NumWin; i < 4; i++) begin
-        unused = unused ^ (^win_base_lo[i]) ^ (^win_base_hi[i]) ^ (^win_limit_lo[i]) ^
-                 (^win_limit_hi[i]) ^ win_rd[i] ^ win_wr[i];
-      end
-    end
+    assign unused = ^win_regs[4*WinW-1:NumWin*WinW];
   end
 
   // ---------------------------------------------------------------- command processor
@@ -370,28 +324,28 @@ module weft_top #(
   ) u_cmd (
     .clk_i,
     .rst_ni,
-    .cfg_enable_i           (ctrl_enable),
-    .cfg_qreset_i           (ctrl_qreset),
-    .cfg_perf_clear_i       (ctrl_perf_clear),
-    .cfg_ring_base_i        ({ring_base_hi, ring_base_lo}),
-    .cfg_ring_log2_i        (ring_log2),
-    .cfg_tail_i             (ring_tail),
-    .cfg_tail_wr_i          (ring_tail_wr),
-    .cfg_cpl_addr_i         ({cpl_hi, cpl_lo}),
+    .cfg_enable_i           (reg2hw.ctrl.enable),
+    .cfg_qreset_i           (reg2hw.ctrl.qreset),
+    .cfg_perf_clear_i       (reg2hw.ctrl.perf_clear),
+    .cfg_ring_base_i        ({reg2hw.ring_base_hi.addr, reg2hw.ring_base_lo.addr}),
+    .cfg_ring_log2_i        (reg2hw.ring_size.log2),
+    .cfg_tail_i             (reg2hw.ring_tail.count),
+    .cfg_tail_wr_i          (reg2hw.ring_tail.count_wr),
+    .cfg_cpl_addr_i         ({reg2hw.cpl_addr_hi.addr, reg2hw.cpl_addr_lo.addr}),
     .cfg_win_base_i         (win_base),
     .cfg_win_limit_i        (win_limit),
     .cfg_win_read_i         (win_read),
     .cfg_win_write_i        (win_write),
-    .st_idle_o              (st_idle),
-    .st_error_o             (st_error),
-    .st_reset_busy_o        (st_reset_busy),
-    .st_err_code_o          (st_err_code),
-    .st_err_index_o         (st_err_index),
+    .st_idle_o              (hw2reg.status.idle),
+    .st_error_o             (hw2reg.status.error),
+    .st_reset_busy_o        (hw2reg.status.reset_busy),
+    .st_err_code_o          (hw2reg.err_code.code),
+    .st_err_index_o         (hw2reg.err_index.index),
     .st_err_addr_o          (st_err_addr),
-    .st_head_o              (st_head),
-    .st_completed_o         (st_completed),
-    .irq_done_set_o         (irq_done_set),
-    .irq_error_set_o        (irq_error_set),
+    .st_head_o              (hw2reg.ring_head.count),
+    .st_completed_o         (hw2reg.completed.count),
+    .irq_done_set_o         (hw2reg.irq_status.done_set),
+    .irq_error_set_o        (hw2reg.irq_status.error_set),
     .perf_lo_o              (perf_lo),
     .perf_hi_o              (perf_hi),
     .perf_lo_rd_i           (perf_rd),

@@ -3,14 +3,17 @@
 //
 // The expectation is the register map as weft/regs.hpp states it (offsets, fields, access kinds,
 // reset values) with the field semantics of docs/registers.md implemented independently here in
-// RefCsr, and the port names of the conventions in docs/device.md bound by hand below (a port
-// missing or misnamed does not compile; a field without a binding fails BindingsCoverTheMap).
+// RefCsr, and each field's member of the reg2hw_o / hw2reg_i structs (docs/registers.md) bound
+// by hand below through the bit positions of csr_structs.hpp (a member missing or misnamed does
+// not compile; a field without a binding, or a port bit bound twice or not at all, fails
+// BindingsCoverTheMap).
 //
 // Cycle numbering: cycle c is the one ending with the c-th clock edge; inputs for cycle c are set
 // before its evaluation, outputs observed after it (Bench::inputs / Bench::monitor).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -22,8 +25,10 @@
 #include <vector>
 
 #include "Vvl_csr.h"
+#include "csr_structs.hpp"
 #include "weft/regs.hpp"
 #include "weft/sim/axil_master.hpp"
+#include "weft/tb/bits.hpp"
 #include "weft/tb/harness.hpp"
 #include "weft/tb/options.hpp"
 
@@ -35,7 +40,10 @@ using Master = weft::sim::AxilMaster<Dut>;
 using weft::sim::AxilOptions;
 using weft::sim::AxilReadResult;
 using weft::sim::AxilResp;
+using weft::tb::get_bits;
 using weft::tb::Harness;
+using weft::tb::set_bits;
+namespace csr = weft::tb::csr;
 using Access = r::Access;
 
 constexpr uint32_t kAddrSpace = 1u << 12;  // weft_csr AddrW = 12
@@ -51,96 +59,100 @@ uint32_t strobe_mask(uint8_t strb) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Port bindings: every field of the map to its weft_csr port(s), by the naming rules.
-template <class T>
-void put(T& port, uint32_t v) {
-  port = static_cast<std::remove_reference_t<T>>(v);
+// Bindings: every field of the map to its member(s) of weft_csr's reg2hw_o / hw2reg_i, named by
+// hand below (csr_structs.hpp, generated with the structs, says where each member sits in the
+// Verilated port: a member missing or misnamed does not compile).
+
+// One member of reg2hw_o / hw2reg_i.
+uint32_t get_member(Dut& d, csr::Bits b) {
+  return static_cast<uint32_t>(get_bits(d.reg2hw_o, b.lsb, b.width));
 }
+void set_member(Dut& d, csr::Bits b, uint32_t v) { set_bits(d.hw2reg_i, b.lsb, b.width, v); }
 
-struct InBind {  // RO field <p>_i
+struct InBind {  // RO field: hw2reg <f>
   uint32_t offset;
   unsigned shift, width;
-  std::function<void(Dut&, uint32_t)> set;
+  csr::Bits bits;
+  void set(Dut& d, uint32_t v) const { set_member(d, bits, v); }
 };
-struct OutBind {  // RW / W1C / W1P field <p>_o
+struct OutBind {  // RW / W1C / W1P field: reg2hw <f>
   uint32_t offset;
   unsigned shift, width;
-  std::function<uint32_t(Dut&)> get;
+  csr::Bits bits;
+  uint32_t get(Dut& d) const { return get_member(d, bits); }
 };
-struct SetBind {  // W1C field <p>_set_i
+struct SetBind {  // W1C field: hw2reg <f>_set
   uint32_t offset;
   unsigned shift;
-  std::function<void(Dut&, uint32_t)> set;
+  csr::Bits bits;
+  void set(Dut& d, uint32_t v) const { set_member(d, bits, v); }
 };
-struct PulseBind {  // swmod <p>_wr_o, swacc <p>_rd_o
+struct PulseBind {  // swmod: reg2hw <f>_wr, swacc: reg2hw <f>_rd
   uint32_t offset;
   unsigned shift;
-  std::function<bool(Dut&)> get;
+  csr::Bits bits;
+  bool get(Dut& d) const { return get_member(d, bits) != 0; }
 };
 
-#define WEFT_IN(off, ns, F, port)                                                           \
-  InBind {                                                                                  \
-    off, r::ns::k##F##Shift, r::ns::k##F##Width, [](Dut& d, uint32_t v) { put(d.port, v); } \
+#define WEFT_IN(off, ns, F, member) \
+  InBind { off, r::ns::k##F##Shift, r::ns::k##F##Width, csr::hw2reg::member }
+#define WEFT_OUT(off, ns, F, member) \
+  OutBind { off, r::ns::k##F##Shift, r::ns::k##F##Width, csr::reg2hw::member }
+#define WEFT_PERF(Camel, snake)                                                    \
+  WEFT_IN(r::kPerf##Camel##Lo, perf_##snake##_lo, Count, perf_##snake::lo::count), \
+      WEFT_IN(r::kPerf##Camel##Hi, perf_##snake##_hi, Count, perf_##snake::hi::count)
+#define WEFT_PERF_RD(Camel, snake)                          \
+  PulseBind {                                               \
+    r::kPerf##Camel##Lo, r::perf_##snake##_lo::kCountShift, \
+        csr::reg2hw::perf_##snake::lo::count_rd             \
   }
-#define WEFT_OUT(off, ns, F, port)                                                       \
-  OutBind {                                                                              \
-    off, r::ns::k##F##Shift, r::ns::k##F##Width, [](Dut& d) { return uint32_t(d.port); } \
-  }
-#define WEFT_PERF(Camel, snake)                                                      \
-  WEFT_IN(r::kPerf##Camel##Lo, perf_##snake##_lo, Count, perf_##snake##_lo_count_i), \
-      WEFT_IN(r::kPerf##Camel##Hi, perf_##snake##_hi, Count, perf_##snake##_hi_count_i)
-#define WEFT_PERF_RD(Camel, snake)                                 \
-  PulseBind {                                                      \
-    r::kPerf##Camel##Lo, r::perf_##snake##_lo::kCountShift,        \
-        [](Dut& d) { return d.perf_##snake##_lo_count_rd_o != 0; } \
-  }
-#define WEFT_WIN(i)                                                              \
-  WEFT_OUT(r::kWinBaseLo[i], win_base_lo, Addr, win##i##_base_lo_addr_o),        \
-      WEFT_OUT(r::kWinBaseHi[i], win_base_hi, Addr, win##i##_base_hi_addr_o),    \
-      WEFT_OUT(r::kWinLimitLo[i], win_limit_lo, Addr, win##i##_limit_lo_addr_o), \
-      WEFT_OUT(r::kWinLimitHi[i], win_limit_hi, Addr, win##i##_limit_hi_addr_o), \
-      WEFT_OUT(r::kWinCtrl[i], win_ctrl, Read, win##i##_ctrl_read_o),            \
-      WEFT_OUT(r::kWinCtrl[i], win_ctrl, Write, win##i##_ctrl_write_o)
+#define WEFT_WIN(i)                                                            \
+  WEFT_OUT(r::kWinBaseLo[i], win_base_lo, Addr, win##i::base_lo::addr),        \
+      WEFT_OUT(r::kWinBaseHi[i], win_base_hi, Addr, win##i::base_hi::addr),    \
+      WEFT_OUT(r::kWinLimitLo[i], win_limit_lo, Addr, win##i::limit_lo::addr), \
+      WEFT_OUT(r::kWinLimitHi[i], win_limit_hi, Addr, win##i::limit_hi::addr), \
+      WEFT_OUT(r::kWinCtrl[i], win_ctrl, Read, win##i::ctrl::read),            \
+      WEFT_OUT(r::kWinCtrl[i], win_ctrl, Write, win##i::ctrl::write)
 
 const std::vector<InBind>& in_binds() {
   static const std::vector<InBind> v = {
-      WEFT_IN(r::kCap0, cap0, Rows, cap0_rows_i),
-      WEFT_IN(r::kCap0, cap0, Cols, cap0_cols_i),
-      WEFT_IN(r::kCap0, cap0, BusBytes, cap0_bus_bytes_i),
-      WEFT_IN(r::kCap0, cap0, Windows, cap0_windows_i),
-      WEFT_IN(r::kCap1, cap1, SpadLines, cap1_spad_lines_i),
-      WEFT_IN(r::kCap1, cap1, SpadBanks, cap1_spad_banks_i),
-      WEFT_IN(r::kCap2, cap2, AccRows, cap2_acc_rows_i),
-      WEFT_IN(r::kCap2, cap2, Inflight, cap2_inflight_i),
-      WEFT_IN(r::kCap2, cap2, MaxBurst, cap2_max_burst_i),
-      WEFT_IN(r::kCap3, cap3, Warps, cap3_warps_i),
-      WEFT_IN(r::kCap3, cap3, Threads, cap3_threads_i),
-      WEFT_IN(r::kCap3, cap3, DmemKib, cap3_dmem_kib_i),
-      WEFT_IN(r::kCap4, cap4, ImemKib, cap4_imem_kib_i),
-      WEFT_IN(r::kCap4, cap4, DmemBanks, cap4_dmem_banks_i),
-      WEFT_IN(r::kSimtErrCode, simt_err_code, Code, simt_err_code_code_i),
-      WEFT_IN(r::kSimtErrPc, simt_err_pc, Pc, simt_err_pc_pc_i),
-      WEFT_IN(r::kSimtErrThread, simt_err_thread, Thread, simt_err_thread_thread_i),
-      WEFT_IN(r::kSimtErrTval, simt_err_tval, Tval, simt_err_tval_tval_i),
-      WEFT_IN(r::kSimtCycles, simt_cycles, Count, simt_cycles_count_i),
-      WEFT_IN(r::kSimtIssued, simt_issued, Count, simt_issued_count_i),
-      WEFT_IN(r::kSimtActive, simt_active, Count, simt_active_count_i),
-      WEFT_IN(r::kSimtStallPipe, simt_stall_pipe, Count, simt_stall_pipe_count_i),
-      WEFT_IN(r::kSimtStallDiv, simt_stall_div, Count, simt_stall_div_count_i),
-      WEFT_IN(r::kSimtStallMem, simt_stall_mem, Count, simt_stall_mem_count_i),
-      WEFT_IN(r::kSimtStallBarrier, simt_stall_barrier, Count, simt_stall_barrier_count_i),
-      WEFT_IN(r::kSimtReplays, simt_replays, Count, simt_replays_count_i),
-      WEFT_IN(r::kSimtBarriers, simt_barriers, Count, simt_barriers_count_i),
-      WEFT_IN(r::kSimtLaunches, simt_launches, Count, simt_launches_count_i),
-      WEFT_IN(r::kStatus, status, Idle, status_idle_i),
-      WEFT_IN(r::kStatus, status, Error, status_error_i),
-      WEFT_IN(r::kStatus, status, ResetBusy, status_reset_busy_i),
-      WEFT_IN(r::kErrCode, err_code, Code, err_code_code_i),
-      WEFT_IN(r::kErrIndex, err_index, Index, err_index_index_i),
-      WEFT_IN(r::kErrAddrLo, err_addr_lo, Addr, err_addr_lo_addr_i),
-      WEFT_IN(r::kErrAddrHi, err_addr_hi, Addr, err_addr_hi_addr_i),
-      WEFT_IN(r::kRingHead, ring_head, Count, ring_head_count_i),
-      WEFT_IN(r::kCompleted, completed, Count, completed_count_i),
+      WEFT_IN(r::kCap0, cap0, Rows, cap0::rows),
+      WEFT_IN(r::kCap0, cap0, Cols, cap0::cols),
+      WEFT_IN(r::kCap0, cap0, BusBytes, cap0::bus_bytes),
+      WEFT_IN(r::kCap0, cap0, Windows, cap0::windows),
+      WEFT_IN(r::kCap1, cap1, SpadLines, cap1::spad_lines),
+      WEFT_IN(r::kCap1, cap1, SpadBanks, cap1::spad_banks),
+      WEFT_IN(r::kCap2, cap2, AccRows, cap2::acc_rows),
+      WEFT_IN(r::kCap2, cap2, Inflight, cap2::inflight),
+      WEFT_IN(r::kCap2, cap2, MaxBurst, cap2::max_burst),
+      WEFT_IN(r::kCap3, cap3, Warps, cap3::warps),
+      WEFT_IN(r::kCap3, cap3, Threads, cap3::threads),
+      WEFT_IN(r::kCap3, cap3, DmemKib, cap3::dmem_kib),
+      WEFT_IN(r::kCap4, cap4, ImemKib, cap4::imem_kib),
+      WEFT_IN(r::kCap4, cap4, DmemBanks, cap4::dmem_banks),
+      WEFT_IN(r::kSimtErrCode, simt_err_code, Code, simt_err_code::code),
+      WEFT_IN(r::kSimtErrPc, simt_err_pc, Pc, simt_err_pc::pc),
+      WEFT_IN(r::kSimtErrThread, simt_err_thread, Thread, simt_err_thread::thread),
+      WEFT_IN(r::kSimtErrTval, simt_err_tval, Tval, simt_err_tval::tval),
+      WEFT_IN(r::kSimtCycles, simt_cycles, Count, simt_cycles::count),
+      WEFT_IN(r::kSimtIssued, simt_issued, Count, simt_issued::count),
+      WEFT_IN(r::kSimtActive, simt_active, Count, simt_active::count),
+      WEFT_IN(r::kSimtStallPipe, simt_stall_pipe, Count, simt_stall_pipe::count),
+      WEFT_IN(r::kSimtStallDiv, simt_stall_div, Count, simt_stall_div::count),
+      WEFT_IN(r::kSimtStallMem, simt_stall_mem, Count, simt_stall_mem::count),
+      WEFT_IN(r::kSimtStallBarrier, simt_stall_barrier, Count, simt_stall_barrier::count),
+      WEFT_IN(r::kSimtReplays, simt_replays, Count, simt_replays::count),
+      WEFT_IN(r::kSimtBarriers, simt_barriers, Count, simt_barriers::count),
+      WEFT_IN(r::kSimtLaunches, simt_launches, Count, simt_launches::count),
+      WEFT_IN(r::kStatus, status, Idle, status::idle),
+      WEFT_IN(r::kStatus, status, Error, status::error),
+      WEFT_IN(r::kStatus, status, ResetBusy, status::reset_busy),
+      WEFT_IN(r::kErrCode, err_code, Code, err_code::code),
+      WEFT_IN(r::kErrIndex, err_index, Index, err_index::index),
+      WEFT_IN(r::kErrAddrLo, err_addr_lo, Addr, err_addr_lo::addr),
+      WEFT_IN(r::kErrAddrHi, err_addr_hi, Addr, err_addr_hi::addr),
+      WEFT_IN(r::kRingHead, ring_head, Count, ring_head::count),
+      WEFT_IN(r::kCompleted, completed, Count, completed::count),
       WEFT_PERF(Cycles, cycles),
       WEFT_PERF(LoadBusy, load_busy),
       WEFT_PERF(ComputeBusy, compute_busy),
@@ -163,19 +175,19 @@ const std::vector<InBind>& in_binds() {
 
 const std::vector<OutBind>& out_binds() {
   static const std::vector<OutBind> v = {
-      WEFT_OUT(r::kCtrl, ctrl, Enable, ctrl_enable_o),
-      WEFT_OUT(r::kCtrl, ctrl, Qreset, ctrl_qreset_o),
-      WEFT_OUT(r::kCtrl, ctrl, PerfClear, ctrl_perf_clear_o),
-      WEFT_OUT(r::kIrqStatus, irq_status, Done, irq_status_done_o),
-      WEFT_OUT(r::kIrqStatus, irq_status, Error, irq_status_error_o),
-      WEFT_OUT(r::kIrqEnable, irq_enable, Done, irq_enable_done_o),
-      WEFT_OUT(r::kIrqEnable, irq_enable, Error, irq_enable_error_o),
-      WEFT_OUT(r::kRingBaseLo, ring_base_lo, Addr, ring_base_lo_addr_o),
-      WEFT_OUT(r::kRingBaseHi, ring_base_hi, Addr, ring_base_hi_addr_o),
-      WEFT_OUT(r::kRingSize, ring_size, Log2, ring_size_log2_o),
-      WEFT_OUT(r::kRingTail, ring_tail, Count, ring_tail_count_o),
-      WEFT_OUT(r::kCplAddrLo, cpl_addr_lo, Addr, cpl_addr_lo_addr_o),
-      WEFT_OUT(r::kCplAddrHi, cpl_addr_hi, Addr, cpl_addr_hi_addr_o),
+      WEFT_OUT(r::kCtrl, ctrl, Enable, ctrl::enable),
+      WEFT_OUT(r::kCtrl, ctrl, Qreset, ctrl::qreset),
+      WEFT_OUT(r::kCtrl, ctrl, PerfClear, ctrl::perf_clear),
+      WEFT_OUT(r::kIrqStatus, irq_status, Done, irq_status::done),
+      WEFT_OUT(r::kIrqStatus, irq_status, Error, irq_status::error),
+      WEFT_OUT(r::kIrqEnable, irq_enable, Done, irq_enable::done),
+      WEFT_OUT(r::kIrqEnable, irq_enable, Error, irq_enable::error),
+      WEFT_OUT(r::kRingBaseLo, ring_base_lo, Addr, ring_base_lo::addr),
+      WEFT_OUT(r::kRingBaseHi, ring_base_hi, Addr, ring_base_hi::addr),
+      WEFT_OUT(r::kRingSize, ring_size, Log2, ring_size::log2),
+      WEFT_OUT(r::kRingTail, ring_tail, Count, ring_tail::count),
+      WEFT_OUT(r::kCplAddrLo, cpl_addr_lo, Addr, cpl_addr_lo::addr),
+      WEFT_OUT(r::kCplAddrHi, cpl_addr_hi, Addr, cpl_addr_hi::addr),
       WEFT_WIN(0),
       WEFT_WIN(1),
       WEFT_WIN(2),
@@ -186,17 +198,15 @@ const std::vector<OutBind>& out_binds() {
 
 const std::vector<SetBind>& set_binds() {
   static const std::vector<SetBind> v = {
-      {r::kIrqStatus, r::irq_status::kDoneShift,
-       [](Dut& d, uint32_t x) { put(d.irq_status_done_set_i, x); }},
-      {r::kIrqStatus, r::irq_status::kErrorShift,
-       [](Dut& d, uint32_t x) { put(d.irq_status_error_set_i, x); }},
+      {r::kIrqStatus, r::irq_status::kDoneShift, csr::hw2reg::irq_status::done_set},
+      {r::kIrqStatus, r::irq_status::kErrorShift, csr::hw2reg::irq_status::error_set},
   };
   return v;
 }
 
 const std::vector<PulseBind>& wr_pulse_binds() {
   static const std::vector<PulseBind> v = {
-      {r::kRingTail, r::ring_tail::kCountShift, [](Dut& d) { return d.ring_tail_count_wr_o != 0; }},
+      {r::kRingTail, r::ring_tail::kCountShift, csr::reg2hw::ring_tail::count_wr},
   };
   return v;
 }
@@ -401,9 +411,40 @@ void expect_outputs_match(Dut& d, const RefCsr& ref, const std::string& when) {
   }
 }
 
+// The Verilated ports are as wide as the generated structs (Verilator's storage for the width).
+constexpr size_t storage_bits(unsigned bits) {
+  return bits <= 8    ? 8
+         : bits <= 16 ? 16
+         : bits <= 32 ? 32
+         : bits <= 64 ? 64
+                      : (bits + 31) / 32 * 32;
+}
+static_assert(sizeof(Dut::reg2hw_o) * 8 == storage_bits(csr::kReg2HwBits));
+static_assert(sizeof(Dut::hw2reg_i) * 8 == storage_bits(csr::kHw2RegBits));
+
+// The bound members are exactly the struct's members: every bit of the port bound once, and the
+// bound (lsb, width) pairs are the generated member list.
+template <size_t N>
+void expect_bindings_are_the_members(const std::vector<csr::Bits>& bound,
+                                     const std::array<csr::Member, N>& members, unsigned total,
+                                     const char* port) {
+  std::vector<int> times(total, 0);
+  for (const csr::Bits& b : bound) {
+    ASSERT_LE(b.lsb + b.width, total) << port;
+    for (unsigned i = 0; i < b.width; ++i) ++times[b.lsb + i];
+  }
+  for (unsigned i = 0; i < total; ++i) {
+    EXPECT_EQ(times[i], 1) << port << " bit " << i << " is bound " << times[i] << " times";
+  }
+  std::set<std::pair<unsigned, unsigned>> want, got;
+  for (const csr::Member& m : members) want.insert({m.bits.lsb, m.bits.width});
+  for (const csr::Bits& b : bound) got.insert({b.lsb, b.width});
+  EXPECT_EQ(got, want) << port;
+}
+
 // ---------------------------------------------------------------------------------------------
 TEST(Csr, BindingsCoverTheMap) {
-  // Every field with a port in the map has exactly one binding here (and nothing else).
+  // Every field with a member in the map has exactly one binding here (and nothing else).
   std::set<std::pair<uint32_t, unsigned>> in, out, set, wr, rd;
   for (const auto& b : in_binds()) EXPECT_TRUE(in.insert({b.offset, b.shift}).second);
   for (const auto& b : out_binds()) EXPECT_TRUE(out.insert({b.offset, b.shift}).second);
@@ -417,23 +458,23 @@ TEST(Csr, BindingsCoverTheMap) {
       const std::string what = std::string(reg.name) + "." + std::string(f.name);
       if (f.access == Access::kRO) {
         ++n_in;
-        EXPECT_TRUE(in.count(key)) << what << ": no <p>_i binding";
+        EXPECT_TRUE(in.count(key)) << what << ": no hw2reg binding";
       }
       if (f.access == Access::kRW || f.access == Access::kW1C || f.access == Access::kW1P) {
         ++n_out;
-        EXPECT_TRUE(out.count(key)) << what << ": no <p>_o binding";
+        EXPECT_TRUE(out.count(key)) << what << ": no reg2hw binding";
       }
       if (f.access == Access::kW1C) {
         ++n_set;
-        EXPECT_TRUE(set.count(key)) << what << ": no <p>_set_i binding";
+        EXPECT_TRUE(set.count(key)) << what << ": no hw2reg _set binding";
       }
       if (f.wr_pulse) {
         ++n_wr;
-        EXPECT_TRUE(wr.count(key)) << what << ": no <p>_wr_o binding";
+        EXPECT_TRUE(wr.count(key)) << what << ": no reg2hw _wr binding";
       }
       if (f.rd_pulse) {
         ++n_rd;
-        EXPECT_TRUE(rd.count(key)) << what << ": no <p>_rd_o binding";
+        EXPECT_TRUE(rd.count(key)) << what << ": no reg2hw _rd binding";
       }
     }
   }
@@ -442,6 +483,20 @@ TEST(Csr, BindingsCoverTheMap) {
   EXPECT_EQ(set.size(), n_set);
   EXPECT_EQ(wr.size(), n_wr);
   EXPECT_EQ(rd.size(), n_rd);
+  // Each binding's member is as wide as its field (pulses and W1C sets: 1 bit per field bit).
+  for (const auto& b : in_binds()) EXPECT_EQ(b.bits.width, b.width) << "RO at " << b.offset;
+  for (const auto& b : out_binds()) EXPECT_EQ(b.bits.width, b.width) << "field at " << b.offset;
+  for (const auto& b : wr_pulse_binds()) EXPECT_EQ(b.bits.width, 1u) << "wr at " << b.offset;
+  for (const auto& b : rd_pulse_binds()) EXPECT_EQ(b.bits.width, 1u) << "rd at " << b.offset;
+  // ... and together they are the ports: nothing unbound, nothing bound twice.
+  std::vector<csr::Bits> hw2reg, reg2hw;
+  for (const auto& b : in_binds()) hw2reg.push_back(b.bits);
+  for (const auto& b : set_binds()) hw2reg.push_back(b.bits);
+  for (const auto& b : out_binds()) reg2hw.push_back(b.bits);
+  for (const auto& b : wr_pulse_binds()) reg2hw.push_back(b.bits);
+  for (const auto& b : rd_pulse_binds()) reg2hw.push_back(b.bits);
+  expect_bindings_are_the_members(hw2reg, csr::kHw2Reg, csr::kHw2RegBits, "hw2reg_i");
+  expect_bindings_are_the_members(reg2hw, csr::kReg2Hw, csr::kReg2HwBits, "reg2hw_o");
 }
 
 TEST(Csr, ResetValuesMatchTheRegisterMap) {
@@ -561,9 +616,10 @@ TEST(Csr, SinglePulseFieldsPulseOneCycleWithTheWriteResponse) {
   std::vector<uint32_t> enable_at_pulse;
   b.monitor = [&](Dut& d, uint64_t c) {
     t.sample(d, c);
-    t.flag("qreset", d.ctrl_qreset_o, c);
-    t.flag("perf_clear", d.ctrl_perf_clear_o, c);
-    if (d.ctrl_qreset_o) enable_at_pulse.push_back(d.ctrl_enable_o);
+    t.flag("qreset", get_member(d, csr::reg2hw::ctrl::qreset), c);
+    t.flag("perf_clear", get_member(d, csr::reg2hw::ctrl::perf_clear), c);
+    if (get_member(d, csr::reg2hw::ctrl::qreset))
+      enable_at_pulse.push_back(get_member(d, csr::reg2hw::ctrl::enable));
   };
   using V = std::vector<uint64_t>;
   // qreset alone: one pulse, in the first cycle of B (the cycle after the write took effect).
@@ -572,7 +628,7 @@ TEST(Csr, SinglePulseFieldsPulseOneCycleWithTheWriteResponse) {
   ASSERT_EQ(t.bvalid_rise.size(), 1u);
   EXPECT_EQ(t.cycles("qreset"), V{t.bvalid_rise[0]});
   EXPECT_EQ(t.cycles("perf_clear"), V{});
-  EXPECT_EQ(b.dut().ctrl_enable_o, 0);
+  EXPECT_EQ(get_member(b.dut(), csr::reg2hw::ctrl::enable), 0u);
   // All three bits: both pulses in the same cycle, enable set together with them.
   ASSERT_EQ(
       b.write(r::kCtrl, r::ctrl::kEnableMask | r::ctrl::kQresetMask | r::ctrl::kPerfClearMask),
@@ -589,7 +645,7 @@ TEST(Csr, SinglePulseFieldsPulseOneCycleWithTheWriteResponse) {
   b.idle(3);
   EXPECT_EQ(t.cycles("qreset").size(), 2u);
   EXPECT_EQ(t.cycles("perf_clear").size(), 1u);
-  EXPECT_EQ(b.dut().ctrl_enable_o, 1);
+  EXPECT_EQ(get_member(b.dut(), csr::reg2hw::ctrl::enable), 1u);
   // They read 0, even right after a write of 1.
   b.m().write(r::kCtrl, r::ctrl::kEnableMask | r::ctrl::kQresetMask | r::ctrl::kPerfClearMask);
   b.m().read(r::kCtrl);
@@ -611,8 +667,9 @@ TEST(Csr, SwmodPulsesOnceWhenTheWriteTakesEffect) {
   std::vector<uint32_t> tail_at_pulse;
   b.monitor = [&](Dut& d, uint64_t c) {
     t.sample(d, c);
-    t.flag("wr", d.ring_tail_count_wr_o, c);
-    if (d.ring_tail_count_wr_o) tail_at_pulse.push_back(d.ring_tail_count_o);
+    t.flag("wr", get_member(d, csr::reg2hw::ring_tail::count_wr), c);
+    if (get_member(d, csr::reg2hw::ring_tail::count_wr))
+      tail_at_pulse.push_back(get_member(d, csr::reg2hw::ring_tail::count));
   };
   using V = std::vector<uint64_t>;
   ASSERT_EQ(b.write(r::kRingTail, 5), AxilResp::kOkay);
@@ -637,7 +694,7 @@ TEST(Csr, SwmodPulsesOnceWhenTheWriteTakesEffect) {
   EXPECT_EQ(b.read(r::kRingTail).data, 0xff05u);
   b.idle(2);
   EXPECT_EQ(t.cycles("wr").size(), 3u);
-  EXPECT_EQ(b.dut().ring_tail_count_o, 0xff05u);
+  EXPECT_EQ(get_member(b.dut(), csr::reg2hw::ring_tail::count), 0xff05u);
 }
 
 TEST(Csr, SwaccPulsesInTheCycleTheReadSamples) {
@@ -686,9 +743,9 @@ TEST(Csr, SwaccPulsesInTheCycleTheReadSamples) {
   EXPECT_TRUE(pulses.empty());
 }
 
-// IRQ_STATUS.done: set by irq_status_done_set_i, cleared by writing 1. The set input is high in
-// exactly one cycle k around a clearing write whose write edge ends cycle e (= first B cycle - 1):
-// the field ends up 1 when k >= e (a set at the clear's edge wins), 0 when k < e.
+// IRQ_STATUS.done: set by hw2reg irq_status.done_set, cleared by writing 1. The set input is high
+// in exactly one cycle k around a clearing write whose write edge ends cycle e (= first B cycle -
+// 1): the field ends up 1 when k >= e (a set at the clear's edge wins), 0 when k < e.
 TEST(Csr, W1cClearsAndAHardwareSetWinsOverAClear) {
   // Timing of the clearing write without any set.
   uint64_t write_edge = 0;
@@ -705,15 +762,16 @@ TEST(Csr, W1cClearsAndAHardwareSetWinsOverAClear) {
     Bench b;
     const uint64_t base = b.cycle();  // the first cycle after reset (same in every bench)
     b.inputs = [&](Dut& d, uint64_t c) {
-      put(d.irq_status_done_set_i, c == base + 1 || c == k);  // set early, then again at cycle k
-      put(d.irq_status_error_set_i, c == base + 1);
+      set_member(d, csr::hw2reg::irq_status::done_set,
+                 c == base + 1 || c == k);  // set early, then again at cycle k
+      set_member(d, csr::hw2reg::irq_status::error_set, c == base + 1);
     };
     std::vector<uint64_t> done_high;
     b.monitor = [&](Dut& d, uint64_t c) {
-      if (d.irq_status_done_o) done_high.push_back(c);
+      if (get_member(d, csr::reg2hw::irq_status::done)) done_high.push_back(c);
     };
     b.idle(3);
-    ASSERT_EQ(b.dut().irq_status_done_o, 1) << "the early set";
+    ASSERT_EQ(get_member(b.dut(), csr::reg2hw::irq_status::done), 1u) << "the early set";
     ASSERT_EQ(b.write(r::kIrqStatus, r::irq_status::kDoneMask), AxilResp::kOkay);
     b.idle(2);
     const bool expect_set = k >= write_edge;
@@ -721,17 +779,17 @@ TEST(Csr, W1cClearsAndAHardwareSetWinsOverAClear) {
     const bool high_after_edge =
         std::find(done_high.begin(), done_high.end(), write_edge + 1) != done_high.end();
     EXPECT_EQ(high_after_edge, k == write_edge) << "set at cycle " << k;
-    EXPECT_EQ(b.dut().irq_status_done_o, expect_set ? 1 : 0)
+    EXPECT_EQ(get_member(b.dut(), csr::reg2hw::irq_status::done), expect_set ? 1u : 0u)
         << "set at cycle " << k << ", clear at edge of " << write_edge;
     EXPECT_EQ(b.read(r::kIrqStatus).data,
               (expect_set ? r::irq_status::kDoneMask : 0u) | r::irq_status::kErrorMask);
     // The error bit: writing 0, or 1 without its strobe, keeps it; writing 1 clears it.
     b.write(r::kIrqStatus, 0);
     b.write(r::kIrqStatus, r::irq_status::kErrorMask, 0xe);
-    EXPECT_EQ(b.dut().irq_status_error_o, 1);
+    EXPECT_EQ(get_member(b.dut(), csr::reg2hw::irq_status::error), 1u);
     b.write(r::kIrqStatus, r::irq_status::kErrorMask | r::irq_status::kDoneMask);
     EXPECT_EQ(b.read(r::kIrqStatus).data, 0u);
-    EXPECT_EQ(b.dut().irq_status_error_o, 0);
+    EXPECT_EQ(get_member(b.dut(), csr::reg2hw::irq_status::error), 0u);
   }
 }
 
@@ -741,7 +799,8 @@ TEST(Csr, UnmappedAndUnalignedAddressesAnswerSlverrWithoutSideEffects) {
   b.monitor = [&](Dut& d, uint64_t) {
     for (const auto& p : wr_pulse_binds()) pulses += p.get(d);
     for (const auto& p : rd_pulse_binds()) pulses += p.get(d);
-    pulses += d.ctrl_qreset_o + d.ctrl_perf_clear_o;
+    pulses +=
+        get_member(d, csr::reg2hw::ctrl::qreset) + get_member(d, csr::reg2hw::ctrl::perf_clear);
   };
   RefCsr ref;
   int bad = 0;
@@ -819,7 +878,8 @@ TEST(Csr, RandomTrafficUnderBackPressureMatchesTheReferenceModel) {
   b.monitor = [&](Dut& d, uint64_t) {
     for (const auto& q : wr_pulse_binds()) wr_pulses += q.get(d);
     for (const auto& q : rd_pulse_binds()) rd_pulses += q.get(d);
-    w1p_pulses += d.ctrl_qreset_o + d.ctrl_perf_clear_o;
+    w1p_pulses +=
+        get_member(d, csr::reg2hw::ctrl::qreset) + get_member(d, csr::reg2hw::ctrl::perf_clear);
   };
   uint64_t want_wr = 0, want_rd = 0, want_w1p = 0;
   std::vector<uint32_t> offsets;

@@ -579,8 +579,8 @@ struct FieldInfo {
   Access access;
   bool has_reset;
   uint32_t reset;  // in place
-  bool wr_pulse;   // swmod: <reg>_<field>_wr_o pulses on a write of the register
-  bool rd_pulse;   // swacc: <reg>_<field>_rd_o pulses on a read of the register
+  bool wr_pulse;   // swmod: weft_csr pulses reg2hw <field>_wr on a write of the register
+  bool rd_pulse;   // swacc: weft_csr pulses reg2hw <field>_rd on a read of the register
 };
 
 struct RegInfo {

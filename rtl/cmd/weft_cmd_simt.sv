@@ -1,6 +1,6 @@
 // weft_cmd_simt: the SIMT engine. Runs SIMT_LAUNCH descriptors in ring order, one at a time, on
-// the SIMT core (weft_simt_core): the head of its queue starts when its dependencies are met, no
-// error stops it, no queue reset is pending and the core is idle; the launch inputs are the
+// the SIMT core (weft_simt_core): the head of its queue (weft_cmd_equeue, in weft_cmd) starts
+// when it may (dependencies met, no error before it, no queue reset pending) and the core is idle; the launch inputs are the
 // descriptor's words 2..9 (docs/programming-model.md, SIMT_LAUNCH). The descriptor is done
 // (ROB) when the core ends the launch with error code 0; a kernel error is reported as SIMT with
 // ERR_ADDR = {thread, pc}, and the engine then takes nothing else until the queue reset drops
@@ -10,24 +10,16 @@
 
 module weft_cmd_simt #(
   parameter int  Inflight = 16,
-  parameter int  QDepth   = 2,
   localparam int TagW     = $clog2(Inflight)
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
   input  logic                clear_i,
-  input  logic                hold_i,
-  // queue
-  input  logic                push_i,
-  input  logic [31:0]         push_idx_i,
-  input  logic [39:0]         push_deps_i,
-  input  weft_desc_simt_launch_t push_desc_i, // the SIMT_LAUNCH's operands
-  output logic                q_ready_o,
-  // ROB state
-  input  logic [31:0]         rptr_i,
-  input  logic [Inflight-1:0] rob_done_i,
-  input  logic                err_valid_i,
-  input  logic [31:0]         err_idx_i,
+  // queue head (weft_cmd_equeue)
+  input  logic                head_go_i,      // the head may start
+  input  logic [31:0]         head_idx_i,
+  input  weft_desc_simt_launch_t head_desc_i, // the SIMT_LAUNCH's operands
+  output logic                pop_o,          // started: pop the head
   // SIMT core launch port
   output logic                core_start_o,
   output logic [31:0]         core_pc_o,
@@ -51,44 +43,15 @@ module weft_cmd_simt #(
   output logic [7:0]          err_code_o,
   output logic [31:0]         err_idx_o,
   output logic [63:0]         err_addr_o,
-  output logic                busy_o,
-  output logic                q_empty_o,
-  output logic                wait_dep_o
+  output logic                busy_o
 );
 
   typedef enum logic [1:0] {SIdle, SRun, SErr} sstate_e;
   sstate_e state_q, state_d;
 
-  logic                   q_valid, q_pop, q_empty, met, order_ok;
-  logic [31:0]            h_idx;
-  weft_desc_simt_launch_t h_desc;
-
-  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth),
-                    .PayloadW(weft_pkg::DescSimtLaunchBits)) u_queue (
-    .clk_i,
-    .rst_ni,
-    .clear_i,
-    .push_i,
-    .push_idx_i,
-    .push_deps_i,
-    .push_payload_i (push_desc_i),
-    .q_ready_o,
-    .rptr_i,
-    .rob_done_i,
-    .err_valid_i,
-    .err_idx_i,
-    .pop_i          (q_pop),
-    .head_valid_o   (q_valid),
-    .head_idx_o     (h_idx),
-    .head_payload_o (h_desc),
-    .met_o          (met),
-    .order_ok_o     (order_ok),
-    .empty_o        (q_empty)
-  );
-
   logic start;
-  assign start = (state_q == SIdle) && q_valid && met && order_ok && !hold_i && !core_busy_i;
-  assign q_pop = start;
+  assign start = (state_q == SIdle) && head_go_i && !core_busy_i;
+  assign pop_o = start;
 
   logic [31:0] idx_q, idx_d;
   logic [63:0] eaddr_q, eaddr_d;
@@ -100,7 +63,7 @@ module weft_cmd_simt #(
     unique case (state_q)
       SIdle: begin
         if (start) begin
-          idx_d   = h_idx;
+          idx_d   = head_idx_i;
           state_d = SRun;
         end
       end
@@ -133,14 +96,14 @@ module weft_cmd_simt #(
   end
 
   assign core_start_o      = start;
-  assign core_pc_o         = h_desc.pc;
-  assign core_num_warps_o  = h_desc.num_warps;
-  assign core_threads_o    = h_desc.threads_per_warp;
-  assign core_block_id_o   = h_desc.block_id;
-  assign core_arg_ptr_o    = h_desc.arg_ptr;
-  assign core_stack_top_o  = h_desc.stack_top;
-  assign core_stack_size_o = h_desc.stack_size;
-  assign core_max_issues_o = h_desc.max_issues;
+  assign core_pc_o         = head_desc_i.pc;
+  assign core_num_warps_o  = head_desc_i.num_warps;
+  assign core_threads_o    = head_desc_i.threads_per_warp;
+  assign core_block_id_o   = head_desc_i.block_id;
+  assign core_arg_ptr_o    = head_desc_i.arg_ptr;
+  assign core_stack_top_o  = head_desc_i.stack_top;
+  assign core_stack_size_o = head_desc_i.stack_size;
+  assign core_max_issues_o = head_desc_i.max_issues;
 
   assign done_valid_o = (state_q == SRun) && core_done_i && (core_err_code_i == 8'd0);
   assign done_tag_o   = TagW'(idx_q);
@@ -150,9 +113,7 @@ module weft_cmd_simt #(
   assign err_idx_o   = idx_q;
   assign err_addr_o  = eaddr_q;
 
-  assign busy_o     = (state_q != SIdle);
-  assign q_empty_o  = q_empty;
-  assign wait_dep_o = (state_q == SIdle) && q_valid && !met;
+  assign busy_o = (state_q != SIdle);
 
 `ifndef SYNTHESIS
   always @(posedge clk_i or negedge rst_ni) begin : p_checks

@@ -79,16 +79,11 @@ module weft_cmd_compute #(
   if (Rows * 8 > DataW || Cols * 8 > DataW) begin : g_bad_width
     `WEFT_ELAB_ERROR("weft_cmd_compute: Rows*8 and Cols*8 must fit in a scratchpad line")
   end
-  if (AFifo < 4 || WFifo < 4) begin : g_bad_fifo
-    `WEFT_ELAB_ERROR("weft_cmd_compute: FIFOs need >= 4 entries (2-cycle read + 1 push + 1 pop)")
-  end
 
   localparam int KW       = 21;                       // k <= 2^20
   localparam int RW       = $clog2(Rows + 1);
   localparam int DoneLat  = Rows + Cols + 4;          // last A row -> its accumulator write
   localparam int JW       = $clog2(Inflight + JobDepth + 2);
-  localparam int AcW      = $clog2(AFifo + 1);
-  localparam int WcW      = $clog2(WFifo + 1);
   localparam logic [KW-1:0] RowsK = KW'(Rows);
 
   // Line bits beyond the Rows (A) or Cols (W) bytes of a row chunk are not used.
@@ -169,174 +164,109 @@ module weft_cmd_compute #(
   );
 
   // ---------------------------------------------------------------- W walker
-  logic              wact_q, wact_d, wsgn_q, wsgn_d;
+  // Tile t has min(Rows, k - t*Rows) rows; each row goes to the tensor unit with {last, signed, zp}.
+  logic              wsgn_q, wsgn_d;
   logic [7:0]        wzp_q, wzp_d;
-  logic [KW-1:0]     wk_q, wk_d;
-  logic [LineAw-1:0] wtile_q, wtile_d, wptr_q, wptr_d, wrs_q, wrs_d, wts_q, wts_d;
-  logic [RW-1:0]     wr_q, wr_d, wrows;
-  logic              wfire, wlast_row, wtile_last, wload;
-  logic [WcW-1:0]    wcred_q, wcred_d;
-  logic              wf_valid, wf_pop, wf_in_ready;
+  logic [7:0]        wj_zp;
+  logic              wj_sgn;
+  logic [KW-1:0]     wj_k, wk;
+  logic [LineAw-1:0] wj_base, wj_rs, wj_ts;
+  logic [RW-1:0]     wr, wrows;
+  logic              wlast_row, unused_wtile_last;  // wrows already says it
   logic [Cols*8+10-1:0] wf_data;
-  logic [WcW-1:0]    wf_usage;
-  // What travels beside a W read while the scratchpad answers: the read happened (valid), and the
-  // row's {last, signed, zp} that go into the W FIFO with the data.
-  logic [10:0]       wmeta_in, wmeta_out;
-  logic              wmeta_valid;
-  logic [9:0]        wmeta_row;
 
-  assign wrows      = (wk_q < RowsK) ? RW'(wk_q) : RW'(Rows);
-  assign wlast_row  = (wr_q == wrows - 1'b1);
-  assign wtile_last = (wk_q <= RowsK);
-  assign w_req_valid_o = wact_q && (wcred_q < WcW'(WFifo));
-  assign w_req_addr_o  = wptr_q;
-  assign wfire      = w_req_valid_o && w_req_ready_i;
-  assign wload      = wj_valid && (!wact_q || (wfire && wlast_row && wtile_last));
-  assign wj_pop     = wload;
+  assign {wj_zp, wj_sgn, wj_k, wj_ts, wj_rs, wj_base} = wj_data;
+  assign wrows     = (wk < RowsK) ? RW'(wk) : RW'(Rows);
+  assign wlast_row = (wr == wrows - 1'b1);
 
-  always_comb begin : p_wwalk
-    wact_d  = wact_q;
-    wsgn_d  = wsgn_q;
-    wzp_d   = wzp_q;
-    wk_d    = wk_q;
-    wtile_d = wtile_q;
-    wptr_d  = wptr_q;
-    wrs_d   = wrs_q;
-    wts_d   = wts_q;
-    wr_d    = wr_q;
-    if (wfire) begin
-      if (wlast_row) begin
-        if (wtile_last) begin
-          wact_d = 1'b0;
-        end else begin
-          wk_d    = wk_q - RowsK;
-          wtile_d = wtile_q + wts_q;
-          wptr_d  = wtile_q + wts_q;
-          wr_d    = '0;
-        end
-      end else begin
-        wptr_d = wptr_q + wrs_q;
-        wr_d   = wr_q + 1'b1;
-      end
-    end
-    if (wload) begin
-      {wzp_d, wsgn_d, wk_d, wts_d, wrs_d, wtile_d} = wj_data;
-      wptr_d = wj_data[LineAw-1:0];
-      wr_d   = '0;
-      wact_d = 1'b1;
-    end
-    if (clear_i) wact_d = 1'b0;
-  end
-
-  assign wf_pop  = tw_valid_o && tw_ready_i;
-  assign wcred_d = wcred_q + WcW'(wfire) - WcW'(wf_pop);
-
-  assign wmeta_in = {wfire, wlast_row, wsgn_q, wzp_q};
-  weft_delay #(.Width(11), .Depth(weft_pkg::SpadReadLatency)) u_wmeta (
-    .clk_i, .rst_ni,
-    .in_i  (wmeta_in),
-    .out_o (wmeta_out)
+  weft_cmd_walker #(
+    .Rows(Rows), .KW(KW), .LineAw(LineAw), .RowW(RW), .MetaW(10), .DataBits(Cols*8), .Depth(WFifo)
+  ) u_wwalk (
+    .clk_i, .rst_ni, .clear_i,
+    .job_valid_i       (wj_valid),
+    .job_pop_o         (wj_pop),
+    .job_k_i           (wj_k),
+    .job_base_i        (wj_base),
+    .job_row_stride_i  (wj_rs),
+    .job_tile_stride_i (wj_ts),
+    .row_o             (wr),
+    .k_o               (wk),
+    .tile_last_o       (unused_wtile_last),
+    .last_row_i        (wlast_row),
+    .meta_i            ({wlast_row, wsgn_q, wzp_q}),
+    .req_valid_o       (w_req_valid_o),
+    .req_ready_i       (w_req_ready_i),
+    .req_addr_o        (w_req_addr_o),
+    .rsp_valid_i       (w_rsp_valid_i),
+    .rsp_data_i        (w_rsp_data_i[Cols*8-1:0]),
+    .out_valid_o       (tw_valid_o),
+    .out_ready_i       (tw_ready_i),
+    .out_data_o        (wf_data)
   );
-  assign {wmeta_valid, wmeta_row} = wmeta_out;
-
-  weft_fifo #(.Width(Cols*8 + 10), .Depth(WFifo)) u_wfifo (
-    .clk_i, .rst_ni, .flush_i (clear_i),
-    .in_valid_i  (wmeta_valid),
-    .in_ready_o  (wf_in_ready),
-    .in_data_i   ({wmeta_row, w_rsp_data_i[Cols*8-1:0]}),
-    .out_valid_o (wf_valid),
-    .out_ready_i (wf_pop),
-    .out_data_o  (wf_data),
-    .usage_o     (wf_usage)
-  );
-  assign tw_valid_o  = wf_valid;
   assign tw_data_o   = wf_data[Cols*8-1:0];
   assign tw_zp_o     = wf_data[Cols*8 +: 8];
   assign tw_signed_o = wf_data[Cols*8 + 8];
   assign tw_last_o   = wf_data[Cols*8 + 9];
 
-  // ---------------------------------------------------------------- A walker
-  logic              aact_q, aact_d;
-  logic [TagW-1:0]   atag_q, atag_d;
-  logic [KW-1:0]     ak_q, ak_d;
-  logic [AccAw-1:0]  am_q, am_d, aj_q, aj_d;
-  logic [LineAw-1:0] atile_q, atile_d, aptr_q, aptr_d, ars_q, ars_d, ats_q, ats_d;
-  logic              afire, alast_row, atile_last, aload, aend;
-  logic [AcW-1:0]    acred_q, acred_d;
-  logic              af_valid, af_pop, af_in_ready;
-  logic [Rows*8+TagW:0] af_data;
-  logic [AcW-1:0]    af_usage;
-  // Beside an A read: the read happened (valid), and {end, tag} for the A FIFO.
-  logic [TagW+1:0]   ameta_in, ameta_out;
-  logic              ameta_valid;
-  logic [TagW:0]     ameta_row;
-
-  assign alast_row  = (aj_q == am_q - 1'b1);
-  assign atile_last = (ak_q <= RowsK);
-  assign aend       = alast_row && atile_last;
-  assign a_req_valid_o = aact_q && (acred_q < AcW'(AFifo));
-  assign a_req_addr_o  = aptr_q;
-  assign afire      = a_req_valid_o && a_req_ready_i;
-  assign aload      = aj_valid && (!aact_q || (afire && aend));
-  assign aj_pop     = aload;
-
-  always_comb begin : p_awalk
-    aact_d  = aact_q;
-    atag_d  = atag_q;
-    ak_d    = ak_q;
-    am_d    = am_q;
-    aj_d    = aj_q;
-    atile_d = atile_q;
-    aptr_d  = aptr_q;
-    ars_d   = ars_q;
-    ats_d   = ats_q;
-    if (afire) begin
-      if (alast_row) begin
-        if (atile_last) begin
-          aact_d = 1'b0;
-        end else begin
-          ak_d    = ak_q - RowsK;
-          atile_d = atile_q + ats_q;
-          aptr_d  = atile_q + ats_q;
-          aj_d    = '0;
-        end
-      end else begin
-        aptr_d = aptr_q + ars_q;
-        aj_d   = aj_q + 1'b1;
-      end
+  always_comb begin : p_wside
+    wsgn_d = wsgn_q;
+    wzp_d  = wzp_q;
+    if (wj_pop) begin
+      wsgn_d = wj_sgn;
+      wzp_d  = wj_zp;
     end
-    if (aload) begin
-      {atag_d, ak_d, am_d, ats_d, ars_d, atile_d} = aj_data;
-      aptr_d = aj_data[LineAw-1:0];
-      aj_d   = '0;
-      aact_d = 1'b1;
-    end
-    if (clear_i) aact_d = 1'b0;
   end
 
-  assign af_pop  = ta_valid_o && ta_ready_i;
-  assign acred_d = acred_q + AcW'(afire) - AcW'(af_pop);
+  // ---------------------------------------------------------------- A walker
+  // Every tile has m rows; each row goes to the tensor unit, its {end, tag} into the A FIFO.
+  logic [TagW-1:0]   atag_q, atag_d, aj_tag;
+  logic [AccAw-1:0]  am_q, am_d, aj_m, ar;
+  logic [KW-1:0]     aj_k;
+  logic [LineAw-1:0] aj_base, aj_rs, aj_ts;
+  logic [KW-1:0]     unused_ak;   // rows per tile: m
+  logic              alast_row, atile_last, aend, af_pop;
+  logic [Rows*8+TagW:0] af_data;
 
-  assign ameta_in = {afire, aend, atag_q};
-  weft_delay #(.Width(TagW + 2), .Depth(weft_pkg::SpadReadLatency)) u_ameta (
-    .clk_i, .rst_ni,
-    .in_i  (ameta_in),
-    .out_o (ameta_out)
-  );
-  assign {ameta_valid, ameta_row} = ameta_out;
+  assign {aj_tag, aj_k, aj_m, aj_ts, aj_rs, aj_base} = aj_data;
+  assign alast_row = (ar == am_q - 1'b1);
+  assign aend      = alast_row && atile_last;
 
-  weft_fifo #(.Width(Rows*8 + TagW + 1), .Depth(AFifo)) u_afifo (
-    .clk_i, .rst_ni, .flush_i (clear_i),
-    .in_valid_i  (ameta_valid),
-    .in_ready_o  (af_in_ready),
-    .in_data_i   ({ameta_row, a_rsp_data_i[Rows*8-1:0]}),
-    .out_valid_o (af_valid),
-    .out_ready_i (af_pop),
-    .out_data_o  (af_data),
-    .usage_o     (af_usage)
+  weft_cmd_walker #(
+    .Rows(Rows), .KW(KW), .LineAw(LineAw), .RowW(AccAw), .MetaW(TagW + 1), .DataBits(Rows*8),
+    .Depth(AFifo)
+  ) u_awalk (
+    .clk_i, .rst_ni, .clear_i,
+    .job_valid_i       (aj_valid),
+    .job_pop_o         (aj_pop),
+    .job_k_i           (aj_k),
+    .job_base_i        (aj_base),
+    .job_row_stride_i  (aj_rs),
+    .job_tile_stride_i (aj_ts),
+    .row_o             (ar),
+    .k_o               (unused_ak),
+    .tile_last_o       (atile_last),
+    .last_row_i        (alast_row),
+    .meta_i            ({aend, atag_q}),
+    .req_valid_o       (a_req_valid_o),
+    .req_ready_i       (a_req_ready_i),
+    .req_addr_o        (a_req_addr_o),
+    .rsp_valid_i       (a_rsp_valid_i),
+    .rsp_data_i        (a_rsp_data_i[Rows*8-1:0]),
+    .out_valid_o       (ta_valid_o),
+    .out_ready_i       (ta_ready_i),
+    .out_data_o        (af_data)
   );
-  assign ta_valid_o = af_valid;
-  assign ta_data_o  = af_data[Rows*8-1:0];
+  assign ta_data_o = af_data[Rows*8-1:0];
+  assign af_pop    = ta_valid_o && ta_ready_i;
+
+  always_comb begin : p_aside
+    atag_d = atag_q;
+    am_d   = am_q;
+    if (aj_pop) begin
+      atag_d = aj_tag;
+      am_d   = aj_m;
+    end
+  end
 
   // Completion: the last A row of a descriptor entered the array; its accumulator rows are
   // written DoneLat cycles later.
@@ -399,39 +329,19 @@ module weft_cmd_compute #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
     if (!rst_ni) begin
-      wact_q  <= 1'b0;
-      aact_q  <= 1'b0;
-      cact_q  <= 1'b0;
-      wcred_q <= '0;
-      acred_q <= '0;
-      jobs_q  <= '0;
+      cact_q <= 1'b0;
+      jobs_q <= '0;
     end else begin
-      wact_q  <= wact_d;
-      aact_q  <= aact_d;
-      cact_q  <= cact_d;
-      wcred_q <= wcred_d;
-      acred_q <= acred_d;
-      jobs_q  <= jobs_d;
+      cact_q <= cact_d;
+      jobs_q <= jobs_d;
     end
   end
 
   always_ff @(posedge clk_i) begin : p_data
     wsgn_q   <= wsgn_d;
     wzp_q    <= wzp_d;
-    wk_q     <= wk_d;
-    wtile_q  <= wtile_d;
-    wptr_q   <= wptr_d;
-    wrs_q    <= wrs_d;
-    wts_q    <= wts_d;
-    wr_q     <= wr_d;
     atag_q   <= atag_d;
-    ak_q     <= ak_d;
     am_q     <= am_d;
-    aj_q     <= aj_d;
-    atile_q  <= atile_d;
-    aptr_q   <= aptr_d;
-    ars_q    <= ars_d;
-    ats_q    <= ats_d;
     cfirst_q <= cfirst_d;
     cacc_q   <= cacc_d;
     csgn_q   <= csgn_d;
@@ -446,13 +356,6 @@ module weft_cmd_compute #(
 `ifndef SYNTHESIS
   always @(posedge clk_i or negedge rst_ni) begin : p_checks
     if (rst_ni) begin
-      // Credits reserve FIFO room for every read in flight.
-      if (wmeta_valid) assert (wf_in_ready && w_rsp_valid_i) else $error("weft_cmd_compute: W FIFO overflow or late read");
-      if (ameta_valid) assert (af_in_ready && a_rsp_valid_i) else $error("weft_cmd_compute: A FIFO overflow or late read");
-      assert (w_rsp_valid_i == wmeta_valid) else $error("weft_cmd_compute: unexpected W response");
-      assert (a_rsp_valid_i == ameta_valid) else $error("weft_cmd_compute: unexpected A response");
-      assert (WcW'(wf_usage) <= wcred_q && AcW'(af_usage) <= acred_q)
-        else $error("weft_cmd_compute: FIFO holds more than its credits");
       // A job waiting in a walker's FIFO has started and is not done.
       assert (JW'(wj_usage) <= jobs_q && JW'(aj_usage) <= jobs_q && JW'(cj_usage) <= jobs_q)
         else $error("weft_cmd_compute: job count lost");

@@ -560,17 +560,8 @@ module weft_cmd #(
     .clear_i           (clear),
     .head_go_i         (q_go[EngSimt]),
     .head_idx_i        (q_idx[EngSimt*32 +: 32]),
-    .head_desc_i       (q_simt),
     .pop_o             (q_pop[EngSimt]),
     .core_start_o      (simt_start_o),
-    .core_pc_o         (simt_pc_o),
-    .core_num_warps_o  (simt_num_warps_o),
-    .core_threads_o    (simt_threads_o),
-    .core_block_id_o   (simt_block_id_o),
-    .core_arg_ptr_o    (simt_arg_ptr_o),
-    .core_stack_top_o  (simt_stack_top_o),
-    .core_stack_size_o (simt_stack_size_o),
-    .core_max_issues_o (simt_max_issues_o),
     .core_busy_i       (simt_busy_i),
     .core_done_i       (simt_done_i),
     .core_err_code_i   (simt_err_code_i),
@@ -585,6 +576,16 @@ module weft_cmd #(
     .err_addr_o        (e_addr[ErrFromSimt*64 +: 64]),
     .busy_o            (eng_busy[EngSimt])
   );
+
+  // The launch inputs: the SIMT queue's head, taken with simt_start_o.
+  assign simt_pc_o         = q_simt.pc;
+  assign simt_num_warps_o  = q_simt.num_warps;
+  assign simt_threads_o    = q_simt.threads_per_warp;
+  assign simt_block_id_o   = q_simt.block_id;
+  assign simt_arg_ptr_o    = q_simt.arg_ptr;
+  assign simt_stack_top_o  = q_simt.stack_top;
+  assign simt_stack_size_o = q_simt.stack_size;
+  assign simt_max_issues_o = q_simt.max_issues;
 
   logic unused_x_wait;
   assign unused_x_wait = q_wait[EngSimt];  // no PERF counter for it (SIMT_* registers count launches)

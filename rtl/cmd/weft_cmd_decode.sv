@@ -308,27 +308,18 @@ module weft_cmd_decode #(
           mac_x   = c_ars;
           mac_y   = 20'(c_m - 32'd1);
         end
-        3'd2: begin
+        // W, twice: the last row of the last tile (steps 2, 3), then row Rows-1 of the tile
+        // before it (steps 4, 5; the last tile again when kt = 1).
+        3'd2, 3'd4: begin
           chk_spad = 1'b1;
           mac_base = 64'(c_w_addr);
           mac_x    = c_wts;
-          mac_y    = t_max;
+          mac_y    = step_q[2] ? t_max_m1 : t_max;
         end
-        3'd3: begin
+        3'd3, 3'd5: begin
           mac_clr = 1'b0;
           mac_x   = c_wrs;
-          mac_y   = rlast_m1;
-        end
-        3'd4: begin
-          chk_spad = 1'b1;
-          mac_base = 64'(c_w_addr);
-          mac_x    = c_wts;
-          mac_y    = t_max_m1;
-        end
-        3'd5: begin
-          mac_clr = 1'b0;
-          mac_x   = c_wrs;
-          mac_y   = (t_max == '0) ? '0 : 20'(Rows - 1);
+          mac_y   = !step_q[2] ? rlast_m1 : (t_max == '0) ? '0 : 20'(Rows - 1);
         end
         default: begin
           chk_spad  = 1'b1;

@@ -1,12 +1,12 @@
 // weft_cmd_simt: the SIMT engine. Runs SIMT_LAUNCH descriptors in ring order, one at a time, on
 // the SIMT core (weft_simt_core): the head of its queue (weft_cmd_equeue, in weft_cmd) starts
-// when it may (dependencies met, no error before it, no queue reset pending) and the core is idle; the launch inputs are the
-// descriptor's words 2..9 (docs/programming-model.md, SIMT_LAUNCH). The descriptor is done
+// when it may (dependencies met, no error before it, no queue reset pending) and the core is
+// idle: a one-cycle core_start_o, with the head's words 2..9 as the core's launch inputs (weft_cmd
+// wires them; docs/programming-model.md, SIMT_LAUNCH). The descriptor is done
 // (ROB) when the core ends the launch with error code 0; a kernel error is reported as SIMT with
 // ERR_ADDR = {thread, pc}, and the engine then takes nothing else until the queue reset drops
 // its queue.
 `include "weft_assert.svh"
-`include "weft_desc.svh"
 
 module weft_cmd_simt #(
   parameter int  Inflight = 16,
@@ -18,18 +18,9 @@ module weft_cmd_simt #(
   // queue head (weft_cmd_equeue)
   input  logic                head_go_i,      // the head may start
   input  logic [31:0]         head_idx_i,
-  input  weft_desc_simt_launch_t head_desc_i, // the SIMT_LAUNCH's operands
   output logic                pop_o,          // started: pop the head
   // SIMT core launch port
   output logic                core_start_o,
-  output logic [31:0]         core_pc_o,
-  output logic [31:0]         core_num_warps_o,
-  output logic [31:0]         core_threads_o,
-  output logic [31:0]         core_block_id_o,
-  output logic [31:0]         core_arg_ptr_o,
-  output logic [31:0]         core_stack_top_o,
-  output logic [31:0]         core_stack_size_o,
-  output logic [31:0]         core_max_issues_o,
   input  logic                core_busy_i,
   input  logic                core_done_i,
   input  logic [7:0]          core_err_code_i,
@@ -95,15 +86,7 @@ module weft_cmd_simt #(
     eaddr_q <= eaddr_d;
   end
 
-  assign core_start_o      = start;
-  assign core_pc_o         = head_desc_i.pc;
-  assign core_num_warps_o  = head_desc_i.num_warps;
-  assign core_threads_o    = head_desc_i.threads_per_warp;
-  assign core_block_id_o   = head_desc_i.block_id;
-  assign core_arg_ptr_o    = head_desc_i.arg_ptr;
-  assign core_stack_top_o  = head_desc_i.stack_top;
-  assign core_stack_size_o = head_desc_i.stack_size;
-  assign core_max_issues_o = head_desc_i.max_issues;
+  assign core_start_o = start;
 
   assign done_valid_o = (state_q == SRun) && core_done_i && (core_err_code_i == 8'd0);
   assign done_tag_o   = TagW'(idx_q);

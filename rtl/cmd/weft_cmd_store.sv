@@ -197,6 +197,10 @@ module weft_cmd_store #(
     end
   end
   assign wr_fire = wr_valid_o && wr_ready_i;
+
+  // The DMA request is accepted (now or before) and its data not started.
+  logic wait_start;
+  assign wait_start = (state_q == SStart) || (req_valid_o && req_ready_i);
   assign o_fire  = o_valid_i && o_ready_o;
 
   always_comb begin : p_next
@@ -295,45 +299,15 @@ module weft_cmd_store #(
           state_d = SErr;
         end else if (req_ready_i) begin
           dpend_d = acc_q;
-          if (start_i) begin
-            state_d = SData;
-          end else if (dma_done_i) begin
-            ecode_d = dma_err_i;
-            eaddr_d = dma_addr_i;
-            state_d = SFlush;
-          end else begin
-            state_d = SStart;
-          end
+          state_d = SStart;
         end
       end
-      SStart: begin
-        if (start_i) begin
-          state_d = SData;
-        end else if (dma_done_i) begin
-          ecode_d = dma_err_i;
-          eaddr_d = dma_addr_i;
-          state_d = SFlush;
-        end
-      end
+      SStart: ;
       SData: begin
-        if (dma_done_i) begin
-          ecode_d = dma_err_i;
-          eaddr_d = dma_addr_i;
-          state_d = SFlush;
-        end else if (acc_q ? (osent_d == RowsW'(rows_q)) : (issued_q && cred_d == '0)) begin
-          state_d = SWaitDone;
-        end
+        if (acc_q ? (osent_d == RowsW'(rows_q)) : (issued_q && cred_d == '0)) state_d = SWaitDone;
       end
       SWaitDone: begin
-        if (dma_done_i) begin
-          if (dma_err_i != weft_pkg::ErrNone) begin
-            ecode_d = dma_err_i;
-            eaddr_d = dma_addr_i;
-            state_d = SErr;
-          end else begin
-            state_d = SIdle;
-          end
-        end
+        if (dma_done_i) state_d = SIdle;
       end
       SFlush: begin
         // Drop a DRAIN not yet issued; take every row of an issued one; take back the reads.
@@ -345,6 +319,16 @@ module weft_cmd_store #(
       end
       default: state_d = SIdle;
     endcase
+    // The DMA's wr_start, and its end of the request: at the earliest with the request's
+    // acceptance (failed checks); before the data is sent only with an error, which flushes.
+    if (wait_start && start_i) begin
+      state_d = SData;
+    end else if (dma_done_i && (wait_start || state_q == SData ||
+                                (state_q == SWaitDone && dma_err_i != weft_pkg::ErrNone))) begin
+      ecode_d = dma_err_i;
+      eaddr_d = dma_addr_i;
+      state_d = (state_q == SWaitDone) ? SErr : SFlush;
+    end
     if (clear_i) begin
       state_d = SIdle;
       dpend_d = 1'b0;
@@ -455,7 +439,7 @@ module weft_cmd_store #(
     if (rst_ni) begin
       if (df_push) assert (df_in_ready) else $error("weft_cmd_store: data FIFO overflow");
       assert (df_usage <= cred_q) else $error("weft_cmd_store: FIFO holds more than its credits");
-      if (start_i) assert (state_q == SStart || (state_q == SReq && req_ready_i))
+      if (start_i) assert (wait_start)
         else $error("weft_cmd_store: unexpected wr_start");
       if (dma_done_i) begin
         assert (state_q == SStart || state_q == SData || state_q == SWaitDone ||

@@ -1,5 +1,6 @@
-// weft_cmd_walker: one of the compute engine's scratchpad walkers (W and A, docs/cmd.md): takes a
-// job {k, first line, row stride, tile stride} and reads its rows, tile after tile, into a FIFO.
+// weft_cmd_walker: one of the compute engine's scratchpad walkers (W and A, docs/cmd.md): queues
+// jobs {side, k, first line, row stride, tile stride} (JobDepth) and reads each job's rows, tile
+// after tile, into a FIFO. side_o is the running job's side information (e.g. its zero point).
 // For each k-tile t (k counted down by Rows per tile), the rows r = 0, 1, ... of lines
 // base + t*tile_stride + r*row_stride, one request per cycle, up to the row that the parent
 // marks last_row_i (it knows the rows per tile: W min(Rows, k left), A m). The next job is taken
@@ -18,19 +19,26 @@ module weft_cmd_walker #(
   parameter int  MetaW    = 10,
   parameter int  DataBits = 128,    // bits of a line that the row uses
   parameter int  Depth    = 6,      // FIFO entries
-  localparam int CW       = $clog2(Depth + 1)
+  parameter int  SideW    = 1,
+  parameter int  JobDepth = 2,
+  localparam int CW       = $clog2(Depth + 1),
+  localparam int JW       = SideW + KW + 3 * LineAw,
+  localparam int JobUseW  = $clog2(JobDepth + 1)
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
   input  logic                      clear_i,
-  // job
-  input  logic                      job_valid_i,
-  output logic                      job_pop_o,
+  // jobs
+  input  logic                      job_push_i,
+  output logic                      job_ready_o,
+  output logic [JobUseW-1:0]        job_usage_o,   // jobs queued (not yet running)
+  input  logic [SideW-1:0]          job_side_i,
   input  logic [KW-1:0]             job_k_i,
   input  logic [LineAw-1:0]         job_base_i,
   input  logic [LineAw-1:0]         job_row_stride_i,
   input  logic [LineAw-1:0]         job_tile_stride_i,
-  // position: the parent says which row ends a tile
+  // the running job: the parent says which row ends a tile
+  output logic [SideW-1:0]          side_o,
   output logic [RowW-1:0]           row_o,         // row within the tile
   output logic [KW-1:0]             k_o,           // k left, this tile included
   output logic                      tile_last_o,   // the job's last tile
@@ -55,6 +63,7 @@ module weft_cmd_walker #(
   localparam logic [KW-1:0] RowsK = KW'(Rows);
 
   logic              act_q, act_d;
+  logic [SideW-1:0]  side_q, side_d;
   logic [KW-1:0]     k_q, k_d;
   logic [LineAw-1:0] tile_q, tile_d, ptr_q, ptr_d, rs_q, rs_d, ts_q, ts_d;
   logic [RowW-1:0]   r_q, r_d;
@@ -63,18 +72,34 @@ module weft_cmd_walker #(
   logic [CW-1:0]     f_usage;
   logic              meta_valid;
   logic [MetaW-1:0]  meta_row;
+  logic              job_valid;
+  logic [SideW-1:0]  job_side;
+  logic [KW-1:0]     job_k;
+  logic [LineAw-1:0] job_base, job_rs, job_ts;
 
+  weft_fifo #(.Width(JW), .Depth(JobDepth)) u_job (
+    .clk_i, .rst_ni, .flush_i (clear_i),
+    .in_valid_i  (job_push_i),
+    .in_ready_o  (job_ready_o),
+    .in_data_i   ({job_side_i, job_k_i, job_tile_stride_i, job_row_stride_i, job_base_i}),
+    .out_valid_o (job_valid),
+    .out_ready_i (load),
+    .out_data_o  ({job_side, job_k, job_ts, job_rs, job_base}),
+    .usage_o     (job_usage_o)
+  );
+
+  assign side_o      = side_q;
   assign row_o       = r_q;
   assign k_o         = k_q;
   assign tile_last_o = (k_q <= RowsK);
   assign req_valid_o = act_q && (cred_q < CW'(Depth));
   assign req_addr_o  = ptr_q;
   assign fire        = req_valid_o && req_ready_i;
-  assign load        = job_valid_i && (!act_q || (fire && last_row_i && tile_last_o));
-  assign job_pop_o   = load;
+  assign load        = job_valid && (!act_q || (fire && last_row_i && tile_last_o));
 
   always_comb begin : p_walk
     act_d  = act_q;
+    side_d = side_q;
     k_d    = k_q;
     tile_d = tile_q;
     ptr_d  = ptr_q;
@@ -97,11 +122,12 @@ module weft_cmd_walker #(
       end
     end
     if (load) begin
-      k_d    = job_k_i;
-      tile_d = job_base_i;
-      ptr_d  = job_base_i;
-      rs_d   = job_row_stride_i;
-      ts_d   = job_tile_stride_i;
+      side_d = job_side;
+      k_d    = job_k;
+      tile_d = job_base;
+      ptr_d  = job_base;
+      rs_d   = job_rs;
+      ts_d   = job_ts;
       r_d    = '0;
       act_d  = 1'b1;
     end
@@ -140,6 +166,7 @@ module weft_cmd_walker #(
   end
 
   always_ff @(posedge clk_i) begin : p_data
+    side_q <= side_d;
     k_q    <= k_d;
     tile_q <= tile_d;
     ptr_q  <= ptr_d;

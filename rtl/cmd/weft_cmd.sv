@@ -20,6 +20,7 @@
 // count, error, ROB, engine queues, decoder and fetch buffer are cleared and the doorbell count
 // returns to 0. Windows, ring configuration and scratchpad are kept.
 `include "weft_assert.svh"
+`include "weft_cmd_types.svh"
 `include "weft_desc.svh"
 `include "weft_dma_types.svh"
 
@@ -42,7 +43,8 @@ module weft_cmd #(
   localparam int ColIdxW   = (Cols > 1) ? $clog2(Cols) : 1,
   localparam int WrBytesW  = $clog2(BB + 1),
   localparam int NumCtr    = 16,
-  localparam int ReqW      = $bits(weft_dma_req_t'(0))
+  localparam int ReqW      = $bits(weft_dma_req_t'(0)),
+  localparam int ErrW      = $bits(weft_cmd_err_t'(0))
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -200,14 +202,10 @@ module weft_cmd #(
   logic [Inflight-1:0] rob_done;
   logic                rob_space, rob_empty, retire, retire_irq;
   logic                err_valid, err_new;
-  logic [7:0]          err_code;
-  logic [31:0]         err_idx;
-  logic [63:0]         err_addr;
+  weft_cmd_err_t       err;          // the recorded error (valid with err_valid)
 
   logic [NumErr-1:0]    e_valid, e_ready;
-  logic [NumErr*8-1:0]  e_code;
-  logic [NumErr*32-1:0] e_idx;
-  logic [NumErr*64-1:0] e_addr;
+  logic [NumErr*ErrW-1:0] e_rep;   // weft_cmd_err_t per source
 
   logic f_busy, f_empty, d_empty, cpl_busy, cpl_reset_busy;
   logic [NumEng-1:0] eng_busy;   // by engine (EngLoad ...)
@@ -268,9 +266,7 @@ module weft_cmd #(
     .out_data_o      (fb_data),
     .err_valid_o     (e_valid[ErrFromFetch]),
     .err_ready_i     (e_ready[ErrFromFetch]),
-    .err_code_o      (e_code[ErrFromFetch*8 +: 8]),
-    .err_idx_o       (e_idx[ErrFromFetch*32 +: 32]),
-    .err_addr_o      (e_addr[ErrFromFetch*64 +: 64])
+    .err_o           (e_rep[ErrFromFetch*ErrW +: ErrW])
   );
 
   // ---------------------------------------------------------------- decode, dispatch
@@ -304,7 +300,7 @@ module weft_cmd #(
     .rob_space_i   (rob_space),
     .rob_empty_i   (rob_empty),
     .err_valid_i   (err_valid),
-    .err_idx_i     (err_idx),
+    .err_idx_i     (err.idx),
     .q_ready_i     (q_ready),
     .disp_valid_o  (disp_valid),
     .disp_engine_o (disp_engine),
@@ -316,9 +312,7 @@ module weft_cmd #(
     .empty_o       (d_empty),
     .err_valid_o   (e_valid[ErrFromDecode]),
     .err_ready_i   (e_ready[ErrFromDecode]),
-    .err_code_o    (e_code[ErrFromDecode*8 +: 8]),
-    .err_idx_o     (e_idx[ErrFromDecode*32 +: 32]),
-    .err_addr_o    (e_addr[ErrFromDecode*64 +: 64])
+    .err_o         (e_rep[ErrFromDecode*ErrW +: ErrW])
   );
 
   // ---------------------------------------------------------------- ROB, error register
@@ -343,13 +337,9 @@ module weft_cmd #(
     .retire_irq_o (retire_irq),
     .err_valid_i  (e_valid),
     .err_ready_o  (e_ready),
-    .err_code_i   (e_code),
-    .err_idx_i    (e_idx),
-    .err_addr_i   (e_addr),
+    .err_i        (e_rep),
     .err_valid_o  (err_valid),
-    .err_code_o   (err_code),
-    .err_idx_o    (err_idx),
-    .err_addr_o   (err_addr),
+    .err_o        (err),
     .err_new_o    (err_new)
   );
 
@@ -401,7 +391,7 @@ module weft_cmd #(
       .rptr_i         (rptr),
       .rob_done_i     (rob_done),
       .err_valid_i    (err_valid),
-      .err_idx_i      (err_idx),
+      .err_idx_i      (err.idx),
       .busy_i         (eng_busy[e]),
       .head_go_o      (q_go[e]),
       .head_idx_o     (q_idx[e*32 +: 32]),
@@ -438,9 +428,7 @@ module weft_cmd #(
     .done_tag_o      (done_tag[EngLoad*TagW +: TagW]),
     .err_valid_o     (e_valid[ErrFromLoad]),
     .err_ready_i     (e_ready[ErrFromLoad]),
-    .err_code_o      (e_code[ErrFromLoad*8 +: 8]),
-    .err_idx_o       (e_idx[ErrFromLoad*32 +: 32]),
-    .err_addr_o      (e_addr[ErrFromLoad*64 +: 64]),
+    .err_o           (e_rep[ErrFromLoad*ErrW +: ErrW]),
     .busy_o          (eng_busy[EngLoad])
   );
 
@@ -548,9 +536,7 @@ module weft_cmd #(
     .done_tag_o      (done_tag[EngStore*TagW +: TagW]),
     .err_valid_o     (e_valid[ErrFromStore]),
     .err_ready_i     (e_ready[ErrFromStore]),
-    .err_code_o      (e_code[ErrFromStore*8 +: 8]),
-    .err_idx_o       (e_idx[ErrFromStore*32 +: 32]),
-    .err_addr_o      (e_addr[ErrFromStore*64 +: 64]),
+    .err_o           (e_rep[ErrFromStore*ErrW +: ErrW]),
     .busy_o          (eng_busy[EngStore])
   );
 
@@ -571,9 +557,7 @@ module weft_cmd #(
     .done_tag_o        (done_tag[EngSimt*TagW +: TagW]),
     .err_valid_o       (e_valid[ErrFromSimt]),
     .err_ready_i       (e_ready[ErrFromSimt]),
-    .err_code_o        (e_code[ErrFromSimt*8 +: 8]),
-    .err_idx_o         (e_idx[ErrFromSimt*32 +: 32]),
-    .err_addr_o        (e_addr[ErrFromSimt*64 +: 64]),
+    .err_o             (e_rep[ErrFromSimt*ErrW +: ErrW]),
     .busy_o            (eng_busy[EngSimt])
   );
 
@@ -633,8 +617,8 @@ module weft_cmd #(
     .cpl_addr_i      (cfg_cpl_addr_i),
     .completed_i     (rptr),
     .err_valid_i     (err_valid),
-    .err_code_i      (err_code),
-    .err_idx_i       (err_idx),
+    .err_code_i      (err.code),
+    .err_idx_i       (err.idx),
     .retire_irq_i    (retire_irq),
     .err_new_i       (err_new),
     .req_valid_o     (dma_wr_req_valid_o[1]),
@@ -653,9 +637,7 @@ module weft_cmd #(
     .reset_busy_o    (cpl_reset_busy),
     .err_valid_o     (e_valid[ErrFromCpl]),
     .err_ready_i     (e_ready[ErrFromCpl]),
-    .err_code_o      (e_code[ErrFromCpl*8 +: 8]),
-    .err_idx_o       (e_idx[ErrFromCpl*32 +: 32]),
-    .err_addr_o      (e_addr[ErrFromCpl*64 +: 64])
+    .err_o           (e_rep[ErrFromCpl*ErrW +: ErrW])
   );
 
   // ---------------------------------------------------------------- performance counters
@@ -695,12 +677,12 @@ module weft_cmd #(
   // Idle: nothing runs, and nothing will: with an error, every descriptor before it retired
   // (those still run after the error is found); without, nothing is in flight.
   assign st_idle_o       = quiet && !reset_pend_q &&
-                           (err_valid ? (rptr == err_idx) : (rob_empty && d_empty && f_empty));
+                           (err_valid ? (rptr == err.idx) : (rob_empty && d_empty && f_empty));
   assign st_error_o      = err_valid;
   assign st_reset_busy_o = reset_pend_q || cpl_reset_busy;
-  assign st_err_code_o   = err_code;
-  assign st_err_index_o  = err_idx;
-  assign st_err_addr_o   = err_addr;
+  assign st_err_code_o   = err.code;
+  assign st_err_index_o  = err.idx;
+  assign st_err_addr_o   = err.addr;
   assign st_completed_o  = rptr;
 
 `ifndef SYNTHESIS

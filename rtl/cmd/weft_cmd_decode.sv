@@ -26,6 +26,7 @@
 // latest earlier descriptor of that engine (engines complete in order), so every engine
 // descriptor carries five backward distances {wait_store, wait_compute, wait_load, dep1, dep0}.
 `include "weft_assert.svh"
+`include "weft_cmd_types.svh"
 `include "weft_desc.svh"
 
 module weft_cmd_decode #(
@@ -80,9 +81,7 @@ module weft_cmd_decode #(
   // error report (held until accepted)
   output logic                  err_valid_o,
   input  logic                  err_ready_i,
-  output logic [7:0]            err_code_o,
-  output logic [31:0]           err_idx_o,
-  output logic [63:0]           err_addr_o
+  output weft_cmd_err_t       err_o
 );
 
   if (Bpd < 1 || Bpd * BB != 64) begin : g_bad_dataw
@@ -499,8 +498,6 @@ module weft_cmd_decode #(
   assign disp_words_o  = desc_q[64 +: NWords*32];
 
   assign err_valid_o = (state_q == DErr);
-  assign err_code_o  = ecode_q;
-  assign err_idx_o   = idx_i;
-  assign err_addr_o  = eaddr_q;
+  assign err_o       = {ecode_q, idx_i, eaddr_q};
 
 endmodule

@@ -6,6 +6,7 @@
 // until the queue reset drops the queue.
 // Its queue (weft_cmd_equeue, in weft_cmd) hands it the head LOAD and says when it may start.
 `include "weft_assert.svh"
+`include "weft_cmd_types.svh"
 `include "weft_desc.svh"
 `include "weft_dma_types.svh"
 
@@ -43,9 +44,7 @@ module weft_cmd_load #(
   output logic [TagW-1:0]     done_tag_o,
   output logic                err_valid_o,
   input  logic                err_ready_i,
-  output logic [7:0]          err_code_o,
-  output logic [31:0]         err_idx_o,
-  output logic [63:0]         err_addr_o,
+  output weft_cmd_err_t       err_o,
   output logic                busy_o          // executing a descriptor
 );
 
@@ -139,9 +138,7 @@ module weft_cmd_load #(
   assign done_tag_o   = TagW'(idx_q);
 
   assign err_valid_o = (state_q == LErr);
-  assign err_code_o  = ecode_q;
-  assign err_idx_o   = idx_q;
-  assign err_addr_o  = eaddr_q;
+  assign err_o       = {ecode_q, idx_q, eaddr_q};
 
   assign busy_o = (state_q != LIdle);
 

@@ -7,6 +7,7 @@
 // ERR_ADDR = {thread, pc}, and the engine then takes nothing else until the queue reset drops
 // its queue.
 `include "weft_assert.svh"
+`include "weft_cmd_types.svh"
 
 module weft_cmd_simt #(
   parameter int  Inflight = 16,
@@ -31,9 +32,7 @@ module weft_cmd_simt #(
   output logic [TagW-1:0]     done_tag_o,
   output logic                err_valid_o,
   input  logic                err_ready_i,
-  output logic [7:0]          err_code_o,
-  output logic [31:0]         err_idx_o,
-  output logic [63:0]         err_addr_o,
+  output weft_cmd_err_t       err_o,
   output logic                busy_o
 );
 
@@ -92,9 +91,7 @@ module weft_cmd_simt #(
   assign done_tag_o   = TagW'(idx_q);
 
   assign err_valid_o = (state_q == SErr);
-  assign err_code_o  = weft_pkg::ErrSimt;
-  assign err_idx_o   = idx_q;
-  assign err_addr_o  = eaddr_q;
+  assign err_o       = {weft_pkg::ErrSimt, idx_q, eaddr_q};
 
   assign busy_o = (state_q != SIdle);
 

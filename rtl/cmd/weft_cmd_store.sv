@@ -19,6 +19,7 @@
 // the engine stops sending, takes back every scratchpad read in flight or drains the remaining
 // tensor-unit rows into nothing (a DRAIN not yet issued is dropped), then reports the error.
 `include "weft_assert.svh"
+`include "weft_cmd_types.svh"
 `include "weft_desc.svh"
 `include "weft_dma_types.svh"
 
@@ -84,9 +85,7 @@ module weft_cmd_store #(
   output logic [TagW-1:0]      done_tag_o,
   output logic                 err_valid_o,
   input  logic                 err_ready_i,
-  output logic [7:0]           err_code_o,
-  output logic [31:0]          err_idx_o,
-  output logic [63:0]          err_addr_o,
+  output weft_cmd_err_t       err_o,
   output logic                 busy_o
 );
 
@@ -428,9 +427,7 @@ module weft_cmd_store #(
   assign done_tag_o   = TagW'(idx_q);
 
   assign err_valid_o = (state_q == SErr);
-  assign err_code_o  = ecode_q;
-  assign err_idx_o   = idx_q;
-  assign err_addr_o  = eaddr_q;
+  assign err_o       = {ecode_q, idx_q, eaddr_q};
 
   assign busy_o = (state_q != SIdle);
 

@@ -7,11 +7,14 @@
 //
 //   weft_cmd_fetch   ring -> beat buffer (DMA rd0)
 //   weft_cmd_decode  descriptor checks, WAIT_* flags -> dependencies, dispatch
-//   weft_cmd_rob     in-flight entries, in-order retire, error register
-//   weft_cmd_load    LOAD: DMA rd1 -> scratchpad write port
-//   weft_cmd_compute COMPUTE: scratchpad ports A, W -> tensor unit a_*, w_*, COMPUTE commands
-//   weft_cmd_store   STORE_SPAD / STORE_ACC: port S / tensor unit o_* -> DMA wr0; pc_*, DRAIN
-//   weft_cmd_simt    SIMT_LAUNCH: the SIMT core's launch port (simt_*)
+//   weft_cmd_rob     in-flight entries, in-order retire, error register (weft_cmd_err_t reports)
+//   weft_cmd_equeue  one per engine (g_queue): its descriptors in ring order, may the head start
+//   weft_cmd_load    LOAD: DMA rd1 -> scratchpad write port (weft_cmd_linewalk)
+//   weft_cmd_compute COMPUTE: scratchpad ports A, W (two weft_cmd_walker) -> tensor unit a_*,
+//                    w_*, COMPUTE commands
+//   weft_cmd_store   STORE_SPAD / STORE_ACC: port S (weft_cmd_linewalk) / tensor unit o_* ->
+//                    DMA wr0; pc_*, DRAIN
+//   weft_cmd_simt    SIMT_LAUNCH: starts the SIMT core (simt_*: the SIMT queue's head)
 //   weft_cmd_tumux   tensor unit command port shared by compute (COMPUTE) and store (DRAIN)
 //   weft_cmd_cpl     completion record (DMA wr1), interrupt sources
 //   weft_cmd_perf    PERF_* counters

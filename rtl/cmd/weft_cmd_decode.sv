@@ -176,6 +176,14 @@ module weft_cmd_decode #(
   assign s_lparams = sacc.load_params;
   assign s_params  = sacc.params_addr;
 
+  // The host side of a transfer: LOAD / STORE_SPAD, or STORE_ACC (m rows of pack ? n : 4n bytes).
+  logic [63:0] t_host;
+  logic [31:0] t_hstride, t_rows, t_row_bytes;
+  assign t_host      = is_sacc ? s_host : x_host;
+  assign t_hstride   = is_sacc ? s_hstride : x_hstride;
+  assign t_rows      = is_sacc ? s_m : x_rows;
+  assign t_row_bytes = is_sacc ? (s_pack ? s_n : {s_n[29:0], 2'b00}) : x_row_bytes;
+
   // Accumulator rows of the bank: acc < AccDepth and (acc mod Bank) + m <= Bank.
   function automatic logic acc_bad(input logic [31:0] acc, input logic [31:0] m);
     acc_bad = (acc >= 32'(AccDepth)) || ((acc % 32'(Bank)) + m > 32'(Bank));
@@ -254,41 +262,24 @@ module weft_cmd_decode #(
     chk_write = 1'b0;
     last_step = 1'b0;
     win_start = x_host;
-    if (is_xfer) begin
-      chk_write = is_sspad;
+    if (is_xfer || is_sacc) begin
+      // A transfer: its scratchpad extent (LOAD / STORE_SPAD rows; STORE_ACC's parameter lines),
+      // then its host extent, then the window.
+      chk_write = !is_load;
+      win_start = t_host;
       unique case (step_q)
         3'd0: begin
-          mac_base = 64'(x_saddr);
-          mac_x    = x_sstride;
-          mac_y    = 20'(x_rows - 32'd1);
-          mac_c    = (x_row_bytes >> BbW) - 32'd1;
+          mac_base = is_sacc ? 64'(s_params) : 64'(x_saddr);
+          mac_x    = is_sacc ? '0 : x_sstride;
+          mac_y    = is_sacc ? '0 : 20'(x_rows - 32'd1);
+          mac_c    = is_sacc ? 32'(Cols - 1) : (x_row_bytes >> BbW) - 32'd1;
         end
         3'd1: begin
-          chk_spad = 1'b1;
-          mac_base = x_host;
-          mac_x    = x_hstride;
-          mac_y    = 20'(x_rows - 32'd1);
-          mac_c    = x_row_bytes;
-        end
-        default: begin
-          chk_win   = 1'b1;
-          last_step = 1'b1;
-        end
-      endcase
-    end else if (is_sacc) begin
-      chk_write = 1'b1;
-      win_start = s_host;
-      unique case (step_q)
-        3'd0: begin
-          mac_base = 64'(s_params);
-          mac_c    = 32'(Cols - 1);
-        end
-        3'd1: begin
-          chk_spad = s_lparams;
-          mac_base = s_host;
-          mac_x    = s_hstride;
-          mac_y    = 20'(s_m - 32'd1);
-          mac_c    = s_pack ? s_n : {s_n[29:0], 2'b00};
+          chk_spad = is_xfer || s_lparams;
+          mac_base = t_host;
+          mac_x    = t_hstride;
+          mac_y    = 20'(t_rows - 32'd1);
+          mac_c    = t_row_bytes;
         end
         default: begin
           chk_win   = 1'b1;

@@ -48,7 +48,7 @@ module weft_cmd_cpl #(
   // error report
   output logic             err_valid_o,
   input  logic             err_ready_i,
-  output weft_cmd_err_t       err_o
+  output weft_cmd_err_t    err_o
 );
 
   typedef enum logic [2:0] {CIdle, CReq, CStart, CData, CWait, CErr} cstate_e;

@@ -81,7 +81,7 @@ module weft_cmd_decode #(
   // error report (held until accepted)
   output logic                  err_valid_o,
   input  logic                  err_ready_i,
-  output weft_cmd_err_t       err_o
+  output weft_cmd_err_t         err_o
 );
 
   if (Bpd < 1 || Bpd * BB != 64) begin : g_bad_dataw

@@ -54,7 +54,7 @@ module weft_cmd_fetch #(
   // error report (held until accepted)
   output logic             err_valid_o,
   input  logic             err_ready_i,
-  output weft_cmd_err_t       err_o
+  output weft_cmd_err_t    err_o
 );
 
   if (DataW < 32 || DataW > 512 || (1 << $clog2(DataW)) != DataW) begin : g_bad_dataw

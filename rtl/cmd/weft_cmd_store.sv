@@ -85,7 +85,7 @@ module weft_cmd_store #(
   output logic [TagW-1:0]      done_tag_o,
   output logic                 err_valid_o,
   input  logic                 err_ready_i,
-  output weft_cmd_err_t       err_o,
+  output weft_cmd_err_t        err_o,
   output logic                 busy_o
 );
 
@@ -114,7 +114,6 @@ module weft_cmd_store #(
   logic              acc_q, acc_d;
   logic [31:0]       idx_q, idx_d;
   weft_dma_req_t     req_q, req_d;
-  logic [31:0]       rows_q;
   // STORE_SPAD walk (and the parameter lines): weft_cmd_linewalk
   logic [31:0]       ptr;
   logic              row_end;
@@ -149,9 +148,8 @@ module weft_cmd_store #(
   logic             shift_bad;
   logic [PadW-1:0]  o_pad;
   assign o_pad     = PadW'(o_data_i);
-  assign rows_q    = req_q.rows;
   assign last_beat = (beat_q == nbeats_m1_q);
-  assign rows_all  = (osent_q == RowsW'(rows_q));
+  assign rows_all  = (osent_q == RowsW'(req_q.rows));
 
   // A TFLite-mode STORE_ACC uses a column c < n whose shift is outside [-31, 30]; the lowest one.
   assign param_err = acc_q && !mode_q[1] && ((pbad_q & ncols_q) != '0);
@@ -196,11 +194,11 @@ module weft_cmd_store #(
     end
   end
   assign wr_fire = wr_valid_o && wr_ready_i;
+  assign o_fire  = o_valid_i && o_ready_o;
 
   // The DMA request is accepted (now or before) and its data not started.
   logic wait_start;
   assign wait_start = (state_q == SStart) || (req_valid_o && req_ready_i);
-  assign o_fire  = o_valid_i && o_ready_o;
 
   always_comb begin : p_next
     state_d     = state_q;
@@ -234,7 +232,7 @@ module weft_cmd_store #(
         preq_d = preq_q + 1'b1;
       end else if (row_end) begin
         row_d = row_q + 32'd1;
-        if (row_q + 32'd1 == rows_q) issued_d = 1'b1;
+        if (row_q + 32'd1 == req_q.rows) issued_d = 1'b1;
       end
     end
     if (state_q == SParams && s_rsp_valid_i) prsp_d = prsp_q + 1'b1;
@@ -303,7 +301,7 @@ module weft_cmd_store #(
       end
       SStart: ;
       SData: begin
-        if (acc_q ? (osent_d == RowsW'(rows_q)) : (issued_q && cred_d == '0)) state_d = SWaitDone;
+        if (acc_q ? (osent_d == RowsW'(req_q.rows)) : (issued_q && cred_d == '0)) state_d = SWaitDone;
       end
       SWaitDone: begin
         if (dma_done_i) state_d = SIdle;
@@ -311,7 +309,7 @@ module weft_cmd_store #(
       SFlush: begin
         // Drop a DRAIN not yet issued; take every row of an issued one; take back the reads.
         dpend_d = 1'b0;
-        if ((acc_q ? (!dissued_d || osent_d == RowsW'(rows_q)) : (cred_d == '0))) state_d = SErr;
+        if ((acc_q ? (!dissued_d || osent_d == RowsW'(req_q.rows)) : (cred_d == '0))) state_d = SErr;
       end
       SErr: begin
         if (err_ready_i) state_d = SIdle;
@@ -404,7 +402,7 @@ module weft_cmd_store #(
   assign req_o       = req_q;
 
   assign dcmd_valid_o   = dpend_q;
-  assign dcmd_rows_o    = RowsW'(rows_q);
+  assign dcmd_rows_o    = RowsW'(req_q.rows);
   assign dcmd_addr_o    = acc_addr_q;
   assign dcmd_mode_o    = mode_q;
   assign dcmd_pack_o    = pack_q;

@@ -7,11 +7,14 @@
 //
 //   weft_cmd_fetch   ring -> beat buffer (DMA rd0)
 //   weft_cmd_decode  descriptor checks, WAIT_* flags -> dependencies, dispatch
-//   weft_cmd_rob     in-flight entries, in-order retire, error register
-//   weft_cmd_load    LOAD: DMA rd1 -> scratchpad write port
-//   weft_cmd_compute COMPUTE: scratchpad ports A, W -> tensor unit a_*, w_*, COMPUTE commands
-//   weft_cmd_store   STORE_SPAD / STORE_ACC: port S / tensor unit o_* -> DMA wr0; pc_*, DRAIN
-//   weft_cmd_simt    SIMT_LAUNCH: the SIMT core's launch port (simt_*)
+//   weft_cmd_rob     in-flight entries, in-order retire, error register (weft_cmd_err_t reports)
+//   weft_cmd_equeue  one per engine (g_queue): its descriptors in ring order, may the head start
+//   weft_cmd_load    LOAD: DMA rd1 -> scratchpad write port (weft_cmd_linewalk)
+//   weft_cmd_compute COMPUTE: scratchpad ports A, W (two weft_cmd_walker) -> tensor unit a_*,
+//                    w_*, COMPUTE commands
+//   weft_cmd_store   STORE_SPAD / STORE_ACC: port S (weft_cmd_linewalk) / tensor unit o_* ->
+//                    DMA wr0; pc_*, DRAIN
+//   weft_cmd_simt    SIMT_LAUNCH: starts the SIMT core (simt_*: the SIMT queue's head)
 //   weft_cmd_tumux   tensor unit command port shared by compute (COMPUTE) and store (DRAIN)
 //   weft_cmd_cpl     completion record (DMA wr1), interrupt sources
 //   weft_cmd_perf    PERF_* counters
@@ -20,6 +23,8 @@
 // count, error, ROB, engine queues, decoder and fetch buffer are cleared and the doorbell count
 // returns to 0. Windows, ring configuration and scratchpad are kept.
 `include "weft_assert.svh"
+`include "weft_cmd_types.svh"
+`include "weft_desc.svh"
 `include "weft_dma_types.svh"
 
 module weft_cmd #(
@@ -41,7 +46,8 @@ module weft_cmd #(
   localparam int ColIdxW   = (Cols > 1) ? $clog2(Cols) : 1,
   localparam int WrBytesW  = $clog2(BB + 1),
   localparam int NumCtr    = 16,
-  localparam int ReqW      = $bits(weft_dma_req_t'(0))
+  localparam int ReqW      = $bits(weft_dma_req_t'(0)),
+  localparam int ErrW      = $bits(weft_cmd_err_t'(0))
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -180,6 +186,7 @@ module weft_cmd #(
   localparam int EngCompute = 1;
   localparam int EngStore   = 2;
   localparam int EngSimt    = 3;
+  localparam int NumEng     = 4;
   // Error sources, by slot of the e_* vectors; the ROB records the lowest slot's report first.
   localparam int ErrFromLoad   = 0;
   localparam int ErrFromStore  = 1;
@@ -198,20 +205,16 @@ module weft_cmd #(
   logic [Inflight-1:0] rob_done;
   logic                rob_space, rob_empty, retire, retire_irq;
   logic                err_valid, err_new;
-  logic [7:0]          err_code;
-  logic [31:0]         err_idx;
-  logic [63:0]         err_addr;
+  weft_cmd_err_t       err;          // the recorded error (valid with err_valid)
 
   logic [NumErr-1:0]    e_valid, e_ready;
-  logic [NumErr*8-1:0]  e_code;
-  logic [NumErr*32-1:0] e_idx;
-  logic [NumErr*64-1:0] e_addr;
+  logic [NumErr*ErrW-1:0] e_rep;   // weft_cmd_err_t per source
 
-  logic f_busy, f_empty, d_empty, l_busy, c_busy, s_busy, cpl_busy, cpl_reset_busy;
-  logic l_qempty, c_qempty, s_qempty, x_busy, x_qempty;
+  logic f_busy, f_empty, d_empty, cpl_busy, cpl_reset_busy;
+  logic [NumEng-1:0] eng_busy;   // by engine (EngLoad ...)
 
-  assign quiet = !f_busy && !l_busy && !c_busy && !s_busy && !x_busy && !cpl_busy && !tu_busy_i &&
-                 !dma_busy_i && (e_valid == '0);
+  assign quiet = !f_busy && (eng_busy == '0) && !cpl_busy && !tu_busy_i && !dma_busy_i &&
+                 (e_valid == '0);
   assign clear = reset_pend_q && quiet;
 
   always_comb begin : p_ctl
@@ -266,9 +269,7 @@ module weft_cmd #(
     .out_data_o      (fb_data),
     .err_valid_o     (e_valid[ErrFromFetch]),
     .err_ready_i     (e_ready[ErrFromFetch]),
-    .err_code_o      (e_code[ErrFromFetch*8 +: 8]),
-    .err_idx_o       (e_idx[ErrFromFetch*32 +: 32]),
-    .err_addr_o      (e_addr[ErrFromFetch*64 +: 64])
+    .err_o           (e_rep[ErrFromFetch*ErrW +: ErrW])
   );
 
   // ---------------------------------------------------------------- decode, dispatch
@@ -302,7 +303,7 @@ module weft_cmd #(
     .rob_space_i   (rob_space),
     .rob_empty_i   (rob_empty),
     .err_valid_i   (err_valid),
-    .err_idx_i     (err_idx),
+    .err_idx_i     (err.idx),
     .q_ready_i     (q_ready),
     .disp_valid_o  (disp_valid),
     .disp_engine_o (disp_engine),
@@ -314,9 +315,7 @@ module weft_cmd #(
     .empty_o       (d_empty),
     .err_valid_o   (e_valid[ErrFromDecode]),
     .err_ready_i   (e_ready[ErrFromDecode]),
-    .err_code_o    (e_code[ErrFromDecode*8 +: 8]),
-    .err_idx_o     (e_idx[ErrFromDecode*32 +: 32]),
-    .err_addr_o    (e_addr[ErrFromDecode*64 +: 64])
+    .err_o         (e_rep[ErrFromDecode*ErrW +: ErrW])
   );
 
   // ---------------------------------------------------------------- ROB, error register
@@ -341,33 +340,80 @@ module weft_cmd #(
     .retire_irq_o (retire_irq),
     .err_valid_i  (e_valid),
     .err_ready_o  (e_ready),
-    .err_code_i   (e_code),
-    .err_idx_i    (e_idx),
-    .err_addr_i   (e_addr),
+    .err_i        (e_rep),
     .err_valid_o  (err_valid),
-    .err_code_o   (err_code),
-    .err_idx_o    (err_idx),
-    .err_addr_o   (err_addr),
+    .err_o        (err),
     .err_new_o    (err_new)
   );
 
-  // ---------------------------------------------------------------- engines
-  logic l_wait, c_wait, s_wait;
+  // ---------------------------------------------------------------- engine queues
+  // One weft_cmd_equeue per engine, in front of it: dispatched descriptors in ring order; the
+  // engine is handed the head and pops it when it starts it.
+  logic [NumEng-1:0]    q_go, q_pop, q_empty, q_wait;
+  logic [NumEng*32-1:0] q_idx;
+  weft_desc_transfer_t    q_load;
+  weft_desc_compute_t     q_comp;
+  weft_desc_store_acc_t   q_store;
+  logic                   q_store_acc;   // STORE_ACC (else STORE_SPAD)
+  weft_desc_simt_launch_t q_simt;
 
+  for (genvar e = 0; e < NumEng; e++) begin : g_queue
+    // The operand layout each engine takes (the store engine's with its STORE_ACC flag).
+    localparam int PayloadW = (e == EngLoad)    ? weft_pkg::DescTransferBits :
+                              (e == EngCompute) ? weft_pkg::DescComputeBits :
+                              (e == EngStore)   ? 1 + weft_pkg::DescStoreAccBits :
+                                                  weft_pkg::DescSimtLaunchBits;
+    logic [PayloadW-1:0] push_payload, head_payload;
+
+    if (e == EngStore) begin : g_acc
+      assign push_payload = {disp_op == weft_pkg::OpStoreAcc, disp_words[0 +: PayloadW-1]};
+    end else begin : g_plain
+      assign push_payload = disp_words[0 +: PayloadW];
+    end
+    if (e == EngLoad) begin : g_load
+      assign q_load = head_payload;
+    end else if (e == EngCompute) begin : g_comp
+      assign q_comp = head_payload;
+    end else if (e == EngStore) begin : g_store
+      assign {q_store_acc, q_store} = head_payload;
+    end else begin : g_simt
+      assign q_simt = head_payload;
+    end
+
+    weft_cmd_equeue #(.Inflight(Inflight), .QDepth((e == EngSimt) ? 2 : 4),
+                      .PayloadW(PayloadW)) u_queue (
+      .clk_i,
+      .rst_ni,
+      .clear_i        (clear),
+      .hold_i         (reset_pend_q),
+      .push_i         (disp_valid && disp_engine[e]),
+      .push_idx_i     (disp_idx),
+      .push_deps_i    (disp_deps),
+      .push_payload_i (push_payload),
+      .q_ready_o      (q_ready[e]),
+      .rptr_i         (rptr),
+      .rob_done_i     (rob_done),
+      .err_valid_i    (err_valid),
+      .err_idx_i      (err.idx),
+      .busy_i         (eng_busy[e]),
+      .head_go_o      (q_go[e]),
+      .head_idx_o     (q_idx[e*32 +: 32]),
+      .head_payload_o (head_payload),
+      .pop_i          (q_pop[e]),
+      .empty_o        (q_empty[e]),
+      .wait_dep_o     (q_wait[e])
+    );
+  end
+
+  // ---------------------------------------------------------------- engines
   weft_cmd_load #(.DataW(DataW), .Inflight(Inflight)) u_load (
     .clk_i,
     .rst_ni,
     .clear_i         (clear),
-    .hold_i          (reset_pend_q),
-    .push_i          (disp_valid && disp_engine[EngLoad]),
-    .push_idx_i      (disp_idx),
-    .push_deps_i     (disp_deps),
-    .push_desc_i     (disp_words[0 +: weft_pkg::DescTransferBits]),
-    .q_ready_o       (q_ready[EngLoad]),
-    .rptr_i          (rptr),
-    .rob_done_i      (rob_done),
-    .err_valid_i     (err_valid),
-    .err_idx_i       (err_idx),
+    .head_go_i       (q_go[EngLoad]),
+    .head_idx_i      (q_idx[EngLoad*32 +: 32]),
+    .head_desc_i     (q_load),
+    .pop_o           (q_pop[EngLoad]),
     .req_valid_o     (dma_rd_req_valid_o[1]),
     .req_ready_i     (dma_rd_req_ready_i[1]),
     .req_o           (dma_rd_req_o[ReqW +: ReqW]),
@@ -385,12 +431,8 @@ module weft_cmd #(
     .done_tag_o      (done_tag[EngLoad*TagW +: TagW]),
     .err_valid_o     (e_valid[ErrFromLoad]),
     .err_ready_i     (e_ready[ErrFromLoad]),
-    .err_code_o      (e_code[ErrFromLoad*8 +: 8]),
-    .err_idx_o       (e_idx[ErrFromLoad*32 +: 32]),
-    .err_addr_o      (e_addr[ErrFromLoad*64 +: 64]),
-    .busy_o          (l_busy),
-    .q_empty_o       (l_qempty),
-    .wait_dep_o      (l_wait)
+    .err_o           (e_rep[ErrFromLoad*ErrW +: ErrW]),
+    .busy_o          (eng_busy[EngLoad])
   );
 
   logic             cc_valid, cc_ready, cc_acc, cc_sgn;
@@ -409,16 +451,10 @@ module weft_cmd #(
     .clk_i,
     .rst_ni,
     .clear_i          (clear),
-    .hold_i           (reset_pend_q),
-    .push_i           (disp_valid && disp_engine[EngCompute]),
-    .push_idx_i       (disp_idx),
-    .push_deps_i      (disp_deps),
-    .push_desc_i      (disp_words[0 +: weft_pkg::DescComputeBits]),
-    .q_ready_o        (q_ready[EngCompute]),
-    .rptr_i           (rptr),
-    .rob_done_i       (rob_done),
-    .err_valid_i      (err_valid),
-    .err_idx_i        (err_idx),
+    .head_go_i        (q_go[EngCompute]),
+    .head_idx_i       (q_idx[EngCompute*32 +: 32]),
+    .head_desc_i      (q_comp),
+    .pop_o            (q_pop[EngCompute]),
     .a_req_valid_o    (sp_rd_req_valid_o[0]),
     .a_req_ready_i    (sp_rd_req_ready_i[0]),
     .a_req_addr_o     (sp_a_addr),
@@ -447,9 +483,7 @@ module weft_cmd #(
     .ta_data_o        (tu_a_data_o),
     .done_valid_o     (done_valid[EngCompute]),
     .done_tag_o       (done_tag[EngCompute*TagW +: TagW]),
-    .busy_o           (c_busy),
-    .q_empty_o        (c_qempty),
-    .wait_dep_o       (c_wait)
+    .busy_o           (eng_busy[EngCompute])
   );
 
   logic             dc_valid, dc_ready, dc_pack;
@@ -464,17 +498,11 @@ module weft_cmd #(
     .clk_i,
     .rst_ni,
     .clear_i         (clear),
-    .hold_i          (reset_pend_q),
-    .push_i          (disp_valid && disp_engine[EngStore]),
-    .push_idx_i      (disp_idx),
-    .push_deps_i     (disp_deps),
-    .push_desc_i     (disp_words[0 +: weft_pkg::DescStoreAccBits]),
-    .push_acc_i      (disp_op == weft_pkg::OpStoreAcc),
-    .q_ready_o       (q_ready[EngStore]),
-    .rptr_i          (rptr),
-    .rob_done_i      (rob_done),
-    .err_valid_i     (err_valid),
-    .err_idx_i       (err_idx),
+    .head_go_i       (q_go[EngStore]),
+    .head_idx_i      (q_idx[EngStore*32 +: 32]),
+    .head_desc_i     (q_store),
+    .head_acc_i      (q_store_acc),
+    .pop_o           (q_pop[EngStore]),
     .s_req_valid_o   (sp_rd_req_valid_o[2]),
     .s_req_ready_i   (sp_rd_req_ready_i[2]),
     .s_req_addr_o    (sp_rd_req_addr_o[2*32 +: 32]),
@@ -511,39 +539,18 @@ module weft_cmd #(
     .done_tag_o      (done_tag[EngStore*TagW +: TagW]),
     .err_valid_o     (e_valid[ErrFromStore]),
     .err_ready_i     (e_ready[ErrFromStore]),
-    .err_code_o      (e_code[ErrFromStore*8 +: 8]),
-    .err_idx_o       (e_idx[ErrFromStore*32 +: 32]),
-    .err_addr_o      (e_addr[ErrFromStore*64 +: 64]),
-    .busy_o          (s_busy),
-    .q_empty_o       (s_qempty),
-    .wait_dep_o      (s_wait)
+    .err_o           (e_rep[ErrFromStore*ErrW +: ErrW]),
+    .busy_o          (eng_busy[EngStore])
   );
-
-  logic x_wait;
 
   weft_cmd_simt #(.Inflight(Inflight)) u_simt (
     .clk_i,
     .rst_ni,
     .clear_i           (clear),
-    .hold_i            (reset_pend_q),
-    .push_i            (disp_valid && disp_engine[EngSimt]),
-    .push_idx_i        (disp_idx),
-    .push_deps_i       (disp_deps),
-    .push_desc_i       (disp_words[0 +: weft_pkg::DescSimtLaunchBits]),
-    .q_ready_o         (q_ready[EngSimt]),
-    .rptr_i            (rptr),
-    .rob_done_i        (rob_done),
-    .err_valid_i       (err_valid),
-    .err_idx_i         (err_idx),
+    .head_go_i         (q_go[EngSimt]),
+    .head_idx_i        (q_idx[EngSimt*32 +: 32]),
+    .pop_o             (q_pop[EngSimt]),
     .core_start_o      (simt_start_o),
-    .core_pc_o         (simt_pc_o),
-    .core_num_warps_o  (simt_num_warps_o),
-    .core_threads_o    (simt_threads_o),
-    .core_block_id_o   (simt_block_id_o),
-    .core_arg_ptr_o    (simt_arg_ptr_o),
-    .core_stack_top_o  (simt_stack_top_o),
-    .core_stack_size_o (simt_stack_size_o),
-    .core_max_issues_o (simt_max_issues_o),
     .core_busy_i       (simt_busy_i),
     .core_done_i       (simt_done_i),
     .core_err_code_i   (simt_err_code_i),
@@ -553,16 +560,22 @@ module weft_cmd #(
     .done_tag_o        (done_tag[EngSimt*TagW +: TagW]),
     .err_valid_o       (e_valid[ErrFromSimt]),
     .err_ready_i       (e_ready[ErrFromSimt]),
-    .err_code_o        (e_code[ErrFromSimt*8 +: 8]),
-    .err_idx_o         (e_idx[ErrFromSimt*32 +: 32]),
-    .err_addr_o        (e_addr[ErrFromSimt*64 +: 64]),
-    .busy_o            (x_busy),
-    .q_empty_o         (x_qempty),
-    .wait_dep_o        (x_wait)
+    .err_o             (e_rep[ErrFromSimt*ErrW +: ErrW]),
+    .busy_o            (eng_busy[EngSimt])
   );
 
+  // The launch inputs: the SIMT queue's head, taken with simt_start_o.
+  assign simt_pc_o         = q_simt.pc;
+  assign simt_num_warps_o  = q_simt.num_warps;
+  assign simt_threads_o    = q_simt.threads_per_warp;
+  assign simt_block_id_o   = q_simt.block_id;
+  assign simt_arg_ptr_o    = q_simt.arg_ptr;
+  assign simt_stack_top_o  = q_simt.stack_top;
+  assign simt_stack_size_o = q_simt.stack_size;
+  assign simt_max_issues_o = q_simt.max_issues;
+
   logic unused_x_wait;
-  assign unused_x_wait = x_wait;  // no PERF counter for it (SIMT_* registers count launches)
+  assign unused_x_wait = q_wait[EngSimt];  // no PERF counter for it (SIMT_* registers count launches)
 
   weft_cmd_tumux #(.AccDepth(AccDepth)) u_tumux (
     .clk_i,
@@ -607,8 +620,8 @@ module weft_cmd #(
     .cpl_addr_i      (cfg_cpl_addr_i),
     .completed_i     (rptr),
     .err_valid_i     (err_valid),
-    .err_code_i      (err_code),
-    .err_idx_i       (err_idx),
+    .err_code_i      (err.code),
+    .err_idx_i       (err.idx),
     .retire_irq_i    (retire_irq),
     .err_new_i       (err_new),
     .req_valid_o     (dma_wr_req_valid_o[1]),
@@ -627,9 +640,7 @@ module weft_cmd #(
     .reset_busy_o    (cpl_reset_busy),
     .err_valid_o     (e_valid[ErrFromCpl]),
     .err_ready_i     (e_ready[ErrFromCpl]),
-    .err_code_o      (e_code[ErrFromCpl*8 +: 8]),
-    .err_idx_o       (e_idx[ErrFromCpl*32 +: 32]),
-    .err_addr_o      (e_addr[ErrFromCpl*64 +: 64])
+    .err_o           (e_rep[ErrFromCpl*ErrW +: ErrW])
   );
 
   // ---------------------------------------------------------------- performance counters
@@ -638,12 +649,12 @@ module weft_cmd #(
   always_comb begin : p_inc
     inc = '0;
     inc[0*IncW +: IncW]  = 16'd1;                                   // CYCLES
-    inc[1*IncW +: IncW]  = IncW'(l_busy);                           // LOAD_BUSY
-    inc[2*IncW +: IncW]  = IncW'(c_busy);                           // COMPUTE_BUSY
-    inc[3*IncW +: IncW]  = IncW'(s_busy);                           // STORE_BUSY
-    inc[4*IncW +: IncW]  = IncW'(l_wait);                           // LOAD_WAIT_DEP
-    inc[5*IncW +: IncW]  = IncW'(c_wait);                           // COMPUTE_WAIT_DEP
-    inc[6*IncW +: IncW]  = IncW'(s_wait);                           // STORE_WAIT_DEP
+    inc[1*IncW +: IncW]  = IncW'(eng_busy[EngLoad]);                // LOAD_BUSY
+    inc[2*IncW +: IncW]  = IncW'(eng_busy[EngCompute]);             // COMPUTE_BUSY
+    inc[3*IncW +: IncW]  = IncW'(eng_busy[EngStore]);               // STORE_BUSY
+    inc[4*IncW +: IncW]  = IncW'(q_wait[EngLoad]);                  // LOAD_WAIT_DEP
+    inc[5*IncW +: IncW]  = IncW'(q_wait[EngCompute]);               // COMPUTE_WAIT_DEP
+    inc[6*IncW +: IncW]  = IncW'(q_wait[EngStore]);                 // STORE_WAIT_DEP
     inc[7*IncW +: IncW]  = IncW'(tu_stat_wait_w_i);                 // TU_WAIT_W
     inc[8*IncW +: IncW]  = IncW'(tu_stat_wait_a_i);                 // TU_WAIT_A
     inc[9*IncW +: IncW]  = IncW'(tu_stat_wait_drain_i);             // TU_WAIT_DRAIN
@@ -669,19 +680,19 @@ module weft_cmd #(
   // Idle: nothing runs, and nothing will: with an error, every descriptor before it retired
   // (those still run after the error is found); without, nothing is in flight.
   assign st_idle_o       = quiet && !reset_pend_q &&
-                           (err_valid ? (rptr == err_idx) : (rob_empty && d_empty && f_empty));
+                           (err_valid ? (rptr == err.idx) : (rob_empty && d_empty && f_empty));
   assign st_error_o      = err_valid;
   assign st_reset_busy_o = reset_pend_q || cpl_reset_busy;
-  assign st_err_code_o   = err_code;
-  assign st_err_index_o  = err_idx;
-  assign st_err_addr_o   = err_addr;
+  assign st_err_code_o   = err.code;
+  assign st_err_index_o  = err.idx;
+  assign st_err_addr_o   = err.addr;
   assign st_completed_o  = rptr;
 
 `ifndef SYNTHESIS
   always @(posedge clk_i or negedge rst_ni) begin : p_checks
     if (rst_ni) begin
       // Everything queued is in the ROB.
-      if (rob_empty) assert (l_qempty && c_qempty && s_qempty && x_qempty)
+      if (rob_empty) assert (q_empty == '1)
         else $error("weft_cmd: engine queue holds a descriptor that is not in flight");
       // The DMA reports written bytes only with a W beat.
       if (dma_stat_wr_bytes_i != '0) assert (dma_stat_wr_beat_i)

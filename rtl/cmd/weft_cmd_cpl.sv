@@ -9,6 +9,7 @@
 // landed (its wr_done), so the host sees the record it is told about; at once when CPL_ADDR is 0.
 // A failing write reports its DMA error for descriptor COMPLETED (nothing retires past it).
 `include "weft_assert.svh"
+`include "weft_cmd_types.svh"
 `include "weft_dma_types.svh"
 
 module weft_cmd_cpl #(
@@ -47,9 +48,7 @@ module weft_cmd_cpl #(
   // error report
   output logic             err_valid_o,
   input  logic             err_ready_i,
-  output logic [7:0]       err_code_o,
-  output logic [31:0]      err_idx_o,
-  output logic [63:0]      err_addr_o
+  output weft_cmd_err_t    err_o
 );
 
   typedef enum logic [2:0] {CIdle, CReq, CStart, CData, CWait, CErr} cstate_e;
@@ -226,9 +225,7 @@ module weft_cmd_cpl #(
   assign reset_busy_o = dirty_q || rfly_q;
 
   assign err_valid_o = (state_q == CErr);
-  assign err_code_o  = ecode_q;
-  assign err_idx_o   = eidx_q;
-  assign err_addr_o  = eaddr_q;
+  assign err_o       = {ecode_q, eidx_q, eaddr_q};
 
 `ifndef SYNTHESIS
   always @(posedge clk_i or negedge rst_ni) begin : p_checks

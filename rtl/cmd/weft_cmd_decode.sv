@@ -26,6 +26,7 @@
 // latest earlier descriptor of that engine (engines complete in order), so every engine
 // descriptor carries five backward distances {wait_store, wait_compute, wait_load, dep1, dep0}.
 `include "weft_assert.svh"
+`include "weft_cmd_types.svh"
 `include "weft_desc.svh"
 
 module weft_cmd_decode #(
@@ -80,9 +81,7 @@ module weft_cmd_decode #(
   // error report (held until accepted)
   output logic                  err_valid_o,
   input  logic                  err_ready_i,
-  output logic [7:0]            err_code_o,
-  output logic [31:0]           err_idx_o,
-  output logic [63:0]           err_addr_o
+  output weft_cmd_err_t         err_o
 );
 
   if (Bpd < 1 || Bpd * BB != 64) begin : g_bad_dataw
@@ -144,38 +143,13 @@ module weft_cmd_decode #(
   assign is_simt  = (op == weft_pkg::OpSimtLaunch) && (SimtWarps > 0);
   assign op_ok    = is_nop || is_fence || is_xfer || is_comp || is_sacc || is_simt;
 
-  // LOAD / STORE_SPAD
-  logic [63:0] x_host;
-  logic [31:0] x_row_bytes, x_rows, x_hstride, x_saddr, x_sstride;
-  assign x_host      = xfer.host_addr;
-  assign x_row_bytes = xfer.row_bytes;
-  assign x_rows      = xfer.rows;
-  assign x_hstride   = xfer.host_stride;
-  assign x_saddr     = xfer.spad_addr;
-  assign x_sstride   = xfer.spad_stride;
-  // COMPUTE
-  logic [31:0] c_a_addr, c_ars, c_ats, c_w_addr, c_wrs, c_wts, c_m, c_k, c_acc;
-  assign c_a_addr = comp.a_addr;
-  assign c_ars    = comp.a_row_stride;
-  assign c_ats    = comp.a_tile_stride;
-  assign c_w_addr = comp.w_addr;
-  assign c_wrs    = comp.w_row_stride;
-  assign c_wts    = comp.w_tile_stride;
-  assign c_m      = comp.m;
-  assign c_k      = comp.k;
-  assign c_acc    = comp.acc_addr;
-  // STORE_ACC
-  logic [63:0] s_host;
-  logic [31:0] s_hstride, s_m, s_acc, s_n, s_params;
-  logic        s_pack, s_lparams;
-  assign s_host    = sacc.host_addr;
-  assign s_hstride = sacc.host_stride;
-  assign s_m       = sacc.m;
-  assign s_acc     = sacc.acc_addr;
-  assign s_n       = sacc.n;
-  assign s_pack    = sacc.pack;
-  assign s_lparams = sacc.load_params;
-  assign s_params  = sacc.params_addr;
+  // The host side of a transfer: LOAD / STORE_SPAD, or STORE_ACC (m rows of pack ? n : 4n bytes).
+  logic [63:0] t_host;
+  logic [31:0] t_hstride, t_rows, t_row_bytes;
+  assign t_host      = is_sacc ? sacc.host_addr : xfer.host_addr;
+  assign t_hstride   = is_sacc ? sacc.host_stride : xfer.host_stride;
+  assign t_rows      = is_sacc ? sacc.m : xfer.rows;
+  assign t_row_bytes = is_sacc ? (sacc.pack ? sacc.n : {sacc.n[29:0], 2'b00}) : xfer.row_bytes;
 
   // Accumulator rows of the bank: acc < AccDepth and (acc mod Bank) + m <= Bank.
   function automatic logic acc_bad(input logic [31:0] acc, input logic [31:0] m);
@@ -191,7 +165,7 @@ module weft_cmd_decode #(
   logic [47:0] div_prod;
   logic [19:0] t_max_c, t_max, t_max_m1;
   logic [19:0] rlast_m1_c, rlast_m1;
-  assign km1      = c_k[19:0] - 20'd1;
+  assign km1      = comp.k[19:0] - 20'd1;
   assign div_prod = 48'(km1) * 48'(DivM);
   assign t_max_c    = 20'(div_prod >> DivS);
   assign rlast_m1_c = km1 - 20'(32'(t_max_c) * 32'(Rows));
@@ -211,15 +185,17 @@ module weft_cmd_decode #(
     end else if (!op_ok) begin
       simple_err = weft_pkg::ErrOpcode;
     end else if (is_xfer) begin
-      if (x_row_bytes == '0 || x_row_bytes > MaxLen || x_rows == '0 || x_rows > MaxLen) begin
+      if (xfer.row_bytes == '0 || xfer.row_bytes > MaxLen || xfer.rows == '0 ||
+          xfer.rows > MaxLen) begin
         simple_err = weft_pkg::ErrSize;
-      end else if (misaligned(x_host[31:0]) || misaligned(x_row_bytes) || misaligned(x_hstride)) begin
+      end else if (misaligned(xfer.host_addr[31:0]) || misaligned(xfer.row_bytes) ||
+                   misaligned(xfer.host_stride)) begin
         simple_err = weft_pkg::ErrAlign;
       end
     end else if (is_comp) begin
-      if (c_m == '0 || c_m > 32'(Bank) || c_k == '0 || c_k > MaxLen) begin
+      if (comp.m == '0 || comp.m > 32'(Bank) || comp.k == '0 || comp.k > MaxLen) begin
         simple_err = weft_pkg::ErrSize;
-      end else if (acc_bad(c_acc, c_m)) begin
+      end else if (acc_bad(comp.acc_addr, comp.m)) begin
         simple_err = weft_pkg::ErrAccRange;
       end
     end else if (is_simt) begin
@@ -228,11 +204,11 @@ module weft_cmd_decode #(
         simple_err = weft_pkg::ErrSize;
       end
     end else if (is_sacc) begin
-      if (s_m == '0 || s_m > 32'(Bank) || s_n == '0 || s_n > 32'(Cols)) begin
+      if (sacc.m == '0 || sacc.m > 32'(Bank) || sacc.n == '0 || sacc.n > 32'(Cols)) begin
         simple_err = weft_pkg::ErrSize;
-      end else if (misaligned(s_host[31:0]) || misaligned(s_hstride)) begin
+      end else if (misaligned(sacc.host_addr[31:0]) || misaligned(sacc.host_stride)) begin
         simple_err = weft_pkg::ErrAlign;
-      end else if (acc_bad(s_acc, s_m)) begin
+      end else if (acc_bad(sacc.acc_addr, sacc.m)) begin
         simple_err = weft_pkg::ErrAccRange;
       end
     end
@@ -254,42 +230,25 @@ module weft_cmd_decode #(
     chk_win   = 1'b0;
     chk_write = 1'b0;
     last_step = 1'b0;
-    win_start = x_host;
-    if (is_xfer) begin
-      chk_write = is_sspad;
+    win_start = xfer.host_addr;
+    if (is_xfer || is_sacc) begin
+      // A transfer: its scratchpad extent (LOAD / STORE_SPAD rows; STORE_ACC's parameter lines),
+      // then its host extent, then the window.
+      chk_write = !is_load;
+      win_start = t_host;
       unique case (step_q)
         3'd0: begin
-          mac_base = 64'(x_saddr);
-          mac_x    = x_sstride;
-          mac_y    = 20'(x_rows - 32'd1);
-          mac_c    = (x_row_bytes >> BbW) - 32'd1;
+          mac_base = is_sacc ? 64'(sacc.params_addr) : 64'(xfer.spad_addr);
+          mac_x    = is_sacc ? '0 : xfer.spad_stride;
+          mac_y    = is_sacc ? '0 : 20'(xfer.rows - 32'd1);
+          mac_c    = is_sacc ? 32'(Cols - 1) : (xfer.row_bytes >> BbW) - 32'd1;
         end
         3'd1: begin
-          chk_spad = 1'b1;
-          mac_base = x_host;
-          mac_x    = x_hstride;
-          mac_y    = 20'(x_rows - 32'd1);
-          mac_c    = x_row_bytes;
-        end
-        default: begin
-          chk_win   = 1'b1;
-          last_step = 1'b1;
-        end
-      endcase
-    end else if (is_sacc) begin
-      chk_write = 1'b1;
-      win_start = s_host;
-      unique case (step_q)
-        3'd0: begin
-          mac_base = 64'(s_params);
-          mac_c    = 32'(Cols - 1);
-        end
-        3'd1: begin
-          chk_spad = s_lparams;
-          mac_base = s_host;
-          mac_x    = s_hstride;
-          mac_y    = 20'(s_m - 32'd1);
-          mac_c    = s_pack ? s_n : {s_n[29:0], 2'b00};
+          chk_spad = is_xfer || sacc.load_params;
+          mac_base = t_host;
+          mac_x    = t_hstride;
+          mac_y    = 20'(t_rows - 32'd1);
+          mac_c    = t_row_bytes;
         end
         default: begin
           chk_win   = 1'b1;
@@ -299,36 +258,27 @@ module weft_cmd_decode #(
     end else if (is_comp) begin
       unique case (step_q)
         3'd0: begin
-          mac_base = 64'(c_a_addr);
-          mac_x    = c_ats;
+          mac_base = 64'(comp.a_addr);
+          mac_x    = comp.a_tile_stride;
           mac_y    = t_max;
         end
         3'd1: begin
           mac_clr = 1'b0;
-          mac_x   = c_ars;
-          mac_y   = 20'(c_m - 32'd1);
+          mac_x   = comp.a_row_stride;
+          mac_y   = 20'(comp.m - 32'd1);
         end
-        3'd2: begin
+        // W, twice: the last row of the last tile (steps 2, 3), then row Rows-1 of the tile
+        // before it (steps 4, 5; the last tile again when kt = 1).
+        3'd2, 3'd4: begin
           chk_spad = 1'b1;
-          mac_base = 64'(c_w_addr);
-          mac_x    = c_wts;
-          mac_y    = t_max;
+          mac_base = 64'(comp.w_addr);
+          mac_x    = comp.w_tile_stride;
+          mac_y    = step_q[2] ? t_max_m1 : t_max;
         end
-        3'd3: begin
+        3'd3, 3'd5: begin
           mac_clr = 1'b0;
-          mac_x   = c_wrs;
-          mac_y   = rlast_m1;
-        end
-        3'd4: begin
-          chk_spad = 1'b1;
-          mac_base = 64'(c_w_addr);
-          mac_x    = c_wts;
-          mac_y    = t_max_m1;
-        end
-        3'd5: begin
-          mac_clr = 1'b0;
-          mac_x   = c_wrs;
-          mac_y   = (t_max == '0) ? '0 : 20'(Rows - 1);
+          mac_x   = comp.w_row_stride;
+          mac_y   = !step_q[2] ? rlast_m1 : (t_max == '0) ? '0 : 20'(Rows - 1);
         end
         default: begin
           chk_spad  = 1'b1;
@@ -364,12 +314,12 @@ module weft_cmd_decode #(
   end
 
   // Scratchpad range: COMPUTE / STORE_ACC lines must be < spad_lines; a LOAD / STORE_SPAD
-  // (acc_q = its last line, x_saddr its first) must lie in one region.
+  // (acc_q = its last line, xfer.spad_addr its first) must lie in one region.
   logic spad_bad, in_spad, in_dmem, in_imem;
   assign in_spad  = (acc_q < 66'(SpadLines));
-  assign in_dmem  = (x_saddr >= weft_pkg::SimtDmemLine) &&
+  assign in_dmem  = (xfer.spad_addr >= weft_pkg::SimtDmemLine) &&
                     (acc_q < 66'(weft_pkg::SimtDmemLine) + 66'(SimtDmemLines));
-  assign in_imem  = is_load && (x_saddr >= weft_pkg::SimtImemLine) &&
+  assign in_imem  = is_load && (xfer.spad_addr >= weft_pkg::SimtImemLine) &&
                     (acc_q < 66'(weft_pkg::SimtImemLine) + 66'(SimtImemLines));
   assign spad_bad = !in_spad && !(is_xfer && SimtWarps > 0 && (in_dmem || in_imem));
 
@@ -508,8 +458,6 @@ module weft_cmd_decode #(
   assign disp_words_o  = desc_q[64 +: NWords*32];
 
   assign err_valid_o = (state_q == DErr);
-  assign err_code_o  = ecode_q;
-  assign err_idx_o   = idx_i;
-  assign err_addr_o  = eaddr_q;
+  assign err_o       = {ecode_q, idx_i, eaddr_q};
 
 endmodule

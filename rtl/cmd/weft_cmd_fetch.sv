@@ -11,6 +11,7 @@
 // After an error the fetch stops until the queue reset (clear_i).
 // head_o counts the descriptors completely received since the last queue reset (RING_HEAD).
 `include "weft_assert.svh"
+`include "weft_cmd_types.svh"
 `include "weft_dma_types.svh"
 
 module weft_cmd_fetch #(
@@ -53,9 +54,7 @@ module weft_cmd_fetch #(
   // error report (held until accepted)
   output logic             err_valid_o,
   input  logic             err_ready_i,
-  output logic [7:0]       err_code_o,
-  output logic [31:0]      err_idx_o,
-  output logic [63:0]      err_addr_o
+  output weft_cmd_err_t    err_o
 );
 
   if (DataW < 32 || DataW > 512 || (1 << $clog2(DataW)) != DataW) begin : g_bad_dataw
@@ -209,9 +208,7 @@ module weft_cmd_fetch #(
   assign head_o          = head_q;
 
   assign err_valid_o = err_q;
-  assign err_code_o  = err_code_q;
-  assign err_idx_o   = err_idx_q;
-  assign err_addr_o  = err_addr_q;
+  assign err_o       = {err_code_q, err_idx_q, err_addr_q};
 
   weft_fifo #(.Width(DataW), .Depth(BufBeats)) u_buf (
     .clk_i,

@@ -10,12 +10,14 @@
 // comes earlier in ring order than the recorded one (all indices in play are >= rptr, so
 // "earlier" is the smaller distance from rptr); err_new_o pulses then.
 `include "weft_assert.svh"
+`include "weft_cmd_types.svh"
 
 module weft_cmd_rob #(
   parameter int  Inflight = 16,
   parameter int  NumDone  = 3,
   parameter int  NumErr   = 5,
-  localparam int TagW     = $clog2(Inflight)
+  localparam int TagW     = $clog2(Inflight),
+  localparam int ErrW     = $bits(weft_cmd_err_t'(0))
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -38,13 +40,10 @@ module weft_cmd_rob #(
   // error reports
   input  logic [NumErr-1:0]    err_valid_i,
   output logic [NumErr-1:0]    err_ready_o,
-  input  logic [NumErr*8-1:0]  err_code_i,
-  input  logic [NumErr*32-1:0] err_idx_i,
-  input  logic [NumErr*64-1:0] err_addr_i,
+  input  logic [NumErr*ErrW-1:0] err_i,     // weft_cmd_err_t per source
   output logic                 err_valid_o,
-  output logic [7:0]           err_code_o,
-  output logic [31:0]          err_idx_o,
-  output logic [63:0]          err_addr_o,
+  output weft_cmd_err_t        err_o,       // the recorded error
+
   output logic                 err_new_o
 );
 
@@ -57,14 +56,12 @@ module weft_cmd_rob #(
   logic                retire;
   logic [TagW-1:0]     rtag, wtag;
   logic                err_q, err_d;
-  logic [7:0]          ecode_q, ecode_d;
-  logic [31:0]         eidx_q, eidx_d;
-  logic [63:0]         eaddr_q, eaddr_d;
+  weft_cmd_err_t       rec_q, rec_d;
   logic                err_take;
 
   assign rtag   = TagW'(rptr_q);
   assign wtag   = TagW'(wptr_q);
-  assign retire = (rptr_q != wptr_q) && done_q[rtag] && !(err_q && rptr_q == eidx_q);
+  assign retire = (rptr_q != wptr_q) && done_q[rtag] && !(err_q && rptr_q == rec_q.idx);
 
   // One error report per cycle, lowest source number first.
   always_comb begin : p_err_pick
@@ -77,22 +74,14 @@ module weft_cmd_rob #(
     end
   end
 
-  logic [7:0]  in_code;
-  logic [31:0] in_idx;
-  logic [63:0] in_addr;
+  weft_cmd_err_t in_err;
   always_comb begin : p_err_mux
-    in_code = '0;
-    in_idx  = '0;
-    in_addr = '0;
+    in_err = '0;
     for (int i = 0; i < NumErr; i++) begin
-      if (err_ready_o[i]) begin
-        in_code = err_code_i[i*8 +: 8];
-        in_idx  = err_idx_i[i*32 +: 32];
-        in_addr = err_addr_i[i*64 +: 64];
-      end
+      if (err_ready_o[i]) in_err = err_i[i*ErrW +: ErrW];
     end
   end
-  assign err_take = (err_ready_o != '0) && (!err_q || (in_idx - rptr_q) < (eidx_q - rptr_q));
+  assign err_take = (err_ready_o != '0) && (!err_q || (in_err.idx - rptr_q) < (rec_q.idx - rptr_q));
 
   always_comb begin : p_next
     wptr_d  = wptr_q;
@@ -100,9 +89,7 @@ module weft_cmd_rob #(
     done_d  = done_q;
     irq_d   = irq_q;
     err_d   = err_q;
-    ecode_d = ecode_q;
-    eidx_d  = eidx_q;
-    eaddr_d = eaddr_q;
+    rec_d   = rec_q;
     for (int i = 0; i < NumDone; i++) begin
       if (done_valid_i[i]) done_d[done_tag_i[i*TagW +: TagW]] = 1'b1;
     end
@@ -113,19 +100,15 @@ module weft_cmd_rob #(
       wptr_d       = wptr_q + 32'd1;
     end
     if (err_take) begin
-      err_d   = 1'b1;
-      ecode_d = in_code;
-      eidx_d  = in_idx;
-      eaddr_d = in_addr;
+      err_d = 1'b1;
+      rec_d = in_err;
     end
     if (clear_i) begin
       wptr_d = '0;
       rptr_d = '0;
       done_d = '0;
       err_d  = 1'b0;
-      ecode_d = '0;
-      eidx_d  = '0;
-      eaddr_d = '0;
+      rec_d  = '0;
     end
   end
 
@@ -136,18 +119,14 @@ module weft_cmd_rob #(
       done_q  <= '0;
       irq_q   <= '0;
       err_q   <= 1'b0;
-      ecode_q <= '0;
-      eidx_q  <= '0;
-      eaddr_q <= '0;
+      rec_q   <= '0;
     end else begin
       wptr_q  <= wptr_d;
       rptr_q  <= rptr_d;
       done_q  <= done_d;
       irq_q   <= irq_d;
       err_q   <= err_d;
-      ecode_q <= ecode_d;
-      eidx_q  <= eidx_d;
-      eaddr_q <= eaddr_d;
+      rec_q   <= rec_d;
     end
   end
 
@@ -159,9 +138,7 @@ module weft_cmd_rob #(
   assign retire_o     = retire;
   assign retire_irq_o = retire && irq_q[rtag];
   assign err_valid_o  = err_q;
-  assign err_code_o   = ecode_q;
-  assign err_idx_o    = eidx_q;
-  assign err_addr_o   = eaddr_q;
+  assign err_o        = rec_q;
   assign err_new_o    = err_take;
 
 `ifndef SYNTHESIS

@@ -1,43 +1,27 @@
 // weft_cmd_simt: the SIMT engine. Runs SIMT_LAUNCH descriptors in ring order, one at a time, on
-// the SIMT core (weft_simt_core): the head of its queue starts when its dependencies are met, no
-// error stops it, no queue reset is pending and the core is idle; the launch inputs are the
-// descriptor's words 2..9 (docs/programming-model.md, SIMT_LAUNCH). The descriptor is done
+// the SIMT core (weft_simt_core): the head of its queue (weft_cmd_equeue, in weft_cmd) starts
+// when it may (dependencies met, no error before it, no queue reset pending) and the core is
+// idle: a one-cycle core_start_o, with the head's words 2..9 as the core's launch inputs (weft_cmd
+// wires them; docs/programming-model.md, SIMT_LAUNCH). The descriptor is done
 // (ROB) when the core ends the launch with error code 0; a kernel error is reported as SIMT with
 // ERR_ADDR = {thread, pc}, and the engine then takes nothing else until the queue reset drops
 // its queue.
 `include "weft_assert.svh"
-`include "weft_desc.svh"
+`include "weft_cmd_types.svh"
 
 module weft_cmd_simt #(
   parameter int  Inflight = 16,
-  parameter int  QDepth   = 2,
   localparam int TagW     = $clog2(Inflight)
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
   input  logic                clear_i,
-  input  logic                hold_i,
-  // queue
-  input  logic                push_i,
-  input  logic [31:0]         push_idx_i,
-  input  logic [39:0]         push_deps_i,
-  input  weft_desc_simt_launch_t push_desc_i, // the SIMT_LAUNCH's operands
-  output logic                q_ready_o,
-  // ROB state
-  input  logic [31:0]         rptr_i,
-  input  logic [Inflight-1:0] rob_done_i,
-  input  logic                err_valid_i,
-  input  logic [31:0]         err_idx_i,
+  // queue head (weft_cmd_equeue)
+  input  logic                head_go_i,      // the head may start
+  input  logic [31:0]         head_idx_i,
+  output logic                pop_o,          // started: pop the head
   // SIMT core launch port
   output logic                core_start_o,
-  output logic [31:0]         core_pc_o,
-  output logic [31:0]         core_num_warps_o,
-  output logic [31:0]         core_threads_o,
-  output logic [31:0]         core_block_id_o,
-  output logic [31:0]         core_arg_ptr_o,
-  output logic [31:0]         core_stack_top_o,
-  output logic [31:0]         core_stack_size_o,
-  output logic [31:0]         core_max_issues_o,
   input  logic                core_busy_i,
   input  logic                core_done_i,
   input  logic [7:0]          core_err_code_i,
@@ -48,47 +32,16 @@ module weft_cmd_simt #(
   output logic [TagW-1:0]     done_tag_o,
   output logic                err_valid_o,
   input  logic                err_ready_i,
-  output logic [7:0]          err_code_o,
-  output logic [31:0]         err_idx_o,
-  output logic [63:0]         err_addr_o,
-  output logic                busy_o,
-  output logic                q_empty_o,
-  output logic                wait_dep_o
+  output weft_cmd_err_t       err_o,
+  output logic                busy_o
 );
 
   typedef enum logic [1:0] {SIdle, SRun, SErr} sstate_e;
   sstate_e state_q, state_d;
 
-  logic                   q_valid, q_pop, q_empty, met, order_ok;
-  logic [31:0]            h_idx;
-  weft_desc_simt_launch_t h_desc;
-
-  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth),
-                    .PayloadW(weft_pkg::DescSimtLaunchBits)) u_queue (
-    .clk_i,
-    .rst_ni,
-    .clear_i,
-    .push_i,
-    .push_idx_i,
-    .push_deps_i,
-    .push_payload_i (push_desc_i),
-    .q_ready_o,
-    .rptr_i,
-    .rob_done_i,
-    .err_valid_i,
-    .err_idx_i,
-    .pop_i          (q_pop),
-    .head_valid_o   (q_valid),
-    .head_idx_o     (h_idx),
-    .head_payload_o (h_desc),
-    .met_o          (met),
-    .order_ok_o     (order_ok),
-    .empty_o        (q_empty)
-  );
-
   logic start;
-  assign start = (state_q == SIdle) && q_valid && met && order_ok && !hold_i && !core_busy_i;
-  assign q_pop = start;
+  assign start = (state_q == SIdle) && head_go_i && !core_busy_i;
+  assign pop_o = start;
 
   logic [31:0] idx_q, idx_d;
   logic [63:0] eaddr_q, eaddr_d;
@@ -100,7 +53,7 @@ module weft_cmd_simt #(
     unique case (state_q)
       SIdle: begin
         if (start) begin
-          idx_d   = h_idx;
+          idx_d   = head_idx_i;
           state_d = SRun;
         end
       end
@@ -132,27 +85,15 @@ module weft_cmd_simt #(
     eaddr_q <= eaddr_d;
   end
 
-  assign core_start_o      = start;
-  assign core_pc_o         = h_desc.pc;
-  assign core_num_warps_o  = h_desc.num_warps;
-  assign core_threads_o    = h_desc.threads_per_warp;
-  assign core_block_id_o   = h_desc.block_id;
-  assign core_arg_ptr_o    = h_desc.arg_ptr;
-  assign core_stack_top_o  = h_desc.stack_top;
-  assign core_stack_size_o = h_desc.stack_size;
-  assign core_max_issues_o = h_desc.max_issues;
+  assign core_start_o = start;
 
   assign done_valid_o = (state_q == SRun) && core_done_i && (core_err_code_i == 8'd0);
   assign done_tag_o   = TagW'(idx_q);
 
   assign err_valid_o = (state_q == SErr);
-  assign err_code_o  = weft_pkg::ErrSimt;
-  assign err_idx_o   = idx_q;
-  assign err_addr_o  = eaddr_q;
+  assign err_o       = {weft_pkg::ErrSimt, idx_q, eaddr_q};
 
-  assign busy_o     = (state_q != SIdle);
-  assign q_empty_o  = q_empty;
-  assign wait_dep_o = (state_q == SIdle) && q_valid && !met;
+  assign busy_o = (state_q != SIdle);
 
 `ifndef SYNTHESIS
   always @(posedge clk_i or negedge rst_ni) begin : p_checks

@@ -19,6 +19,7 @@
 // the engine stops sending, takes back every scratchpad read in flight or drains the remaining
 // tensor-unit rows into nothing (a DRAIN not yet issued is dropped), then reports the error.
 `include "weft_assert.svh"
+`include "weft_cmd_types.svh"
 `include "weft_desc.svh"
 `include "weft_dma_types.svh"
 
@@ -27,7 +28,6 @@ module weft_cmd_store #(
   parameter int  AccDepth  = 512,
   parameter int  DataW     = 128,
   parameter int  Inflight  = 16,
-  parameter int  QDepth    = 4,
   parameter int  DFifo     = 6,
   localparam int BB        = DataW / 8,
   localparam int BbW       = $clog2(BB),
@@ -39,19 +39,12 @@ module weft_cmd_store #(
   input  logic                 clk_i,
   input  logic                 rst_ni,
   input  logic                 clear_i,
-  input  logic                 hold_i,
-  // queue
-  input  logic                 push_i,
-  input  logic [31:0]          push_idx_i,
-  input  logic [39:0]          push_deps_i,
-  input  weft_desc_store_acc_t push_desc_i,    // the operands (STORE_SPAD: weft_desc_transfer_t in the low bits)
-  input  logic                 push_acc_i,     // STORE_ACC (else STORE_SPAD)
-  output logic                 q_ready_o,
-  // ROB state
-  input  logic [31:0]          rptr_i,
-  input  logic [Inflight-1:0]  rob_done_i,
-  input  logic                 err_valid_i,
-  input  logic [31:0]          err_idx_i,
+  // queue head (weft_cmd_equeue)
+  input  logic                 head_go_i,      // the head may start
+  input  logic [31:0]          head_idx_i,
+  input  weft_desc_store_acc_t head_desc_i,    // the operands (STORE_SPAD: weft_desc_transfer_t in the low bits)
+  input  logic                 head_acc_i,     // STORE_ACC (else STORE_SPAD)
+  output logic                 pop_o,          // started: pop the head
   // scratchpad read port S
   output logic                 s_req_valid_o,
   input  logic                 s_req_ready_i,
@@ -92,12 +85,8 @@ module weft_cmd_store #(
   output logic [TagW-1:0]      done_tag_o,
   output logic                 err_valid_o,
   input  logic                 err_ready_i,
-  output logic [7:0]           err_code_o,
-  output logic [31:0]          err_idx_o,
-  output logic [63:0]          err_addr_o,
-  output logic                 busy_o,
-  output logic                 q_empty_o,
-  output logic                 wait_dep_o
+  output weft_cmd_err_t        err_o,
+  output logic                 busy_o
 );
 
   if (Cols * 8 > DataW || DataW < 128) begin : g_bad_width
@@ -113,49 +102,22 @@ module weft_cmd_store #(
   typedef enum logic [2:0] {SIdle, SParams, SReq, SStart, SData, SWaitDone, SFlush, SErr} sstate_e;
   sstate_e state_q, state_d;
 
-  // ---------------------------------------------------------------- queue and start
-  logic                 q_valid, q_pop, q_empty, met, order_ok;
-  logic [31:0]          h_idx;
-  logic                 h_acc;    // STORE_ACC (else STORE_SPAD)
-  weft_desc_store_acc_t h_sacc;   // the operands as STORE_ACC reads them
-  weft_desc_transfer_t  h_xfer;   // ... and as STORE_SPAD reads them
-
-  weft_cmd_equeue #(.Inflight(Inflight), .QDepth(QDepth),
-                    .PayloadW(1 + weft_pkg::DescStoreAccBits)) u_queue (
-    .clk_i,
-    .rst_ni,
-    .clear_i,
-    .push_i,
-    .push_idx_i,
-    .push_deps_i,
-    .push_payload_i ({push_acc_i, push_desc_i}),
-    .q_ready_o,
-    .rptr_i,
-    .rob_done_i,
-    .err_valid_i,
-    .err_idx_i,
-    .pop_i          (q_pop),
-    .head_valid_o   (q_valid),
-    .head_idx_o     (h_idx),
-    .head_payload_o ({h_acc, h_sacc}),
-    .met_o          (met),
-    .order_ok_o     (order_ok),
-    .empty_o        (q_empty)
-  );
-  assign h_xfer = h_sacc[0 +: weft_pkg::DescTransferBits];
+  // ---------------------------------------------------------------- start
+  weft_desc_transfer_t h_xfer;   // the operands as STORE_SPAD reads them
+  assign h_xfer = head_desc_i[0 +: weft_pkg::DescTransferBits];
 
   logic start;
-  assign start = (state_q == SIdle) && q_valid && met && order_ok && !hold_i;
-  assign q_pop = start;
+  assign start = (state_q == SIdle) && head_go_i;
+  assign pop_o = start;
 
   // ---------------------------------------------------------------- running descriptor
   logic              acc_q, acc_d;
   logic [31:0]       idx_q, idx_d;
-  logic [63:0]       host_q, host_d;
-  logic [31:0]       rbytes_q, rbytes_d, rows_q, rows_d, hstride_q, hstride_d;
-  // STORE_SPAD walk
-  logic [31:0]       sstride_q, sstride_d, rowbase_q, rowbase_d, ptr_q, ptr_d;
-  logic [31:0]       lines_m1_q, lines_m1_d, col_q, col_d, row_q, row_d;
+  weft_dma_req_t     req_q, req_d;
+  // STORE_SPAD walk (and the parameter lines): weft_cmd_linewalk
+  logic [31:0]       ptr;
+  logic              row_end;
+  logic [31:0]       row_q, row_d;
   logic              issued_q, issued_d;      // every line requested
   // STORE_ACC
   logic [AccAw-1:0]  acc_addr_q, acc_addr_d;
@@ -187,7 +149,7 @@ module weft_cmd_store #(
   logic [PadW-1:0]  o_pad;
   assign o_pad     = PadW'(o_data_i);
   assign last_beat = (beat_q == nbeats_m1_q);
-  assign rows_all  = (osent_q == RowsW'(rows_q));
+  assign rows_all  = (osent_q == RowsW'(req_q.rows));
 
   // A TFLite-mode STORE_ACC uses a column c < n whose shift is outside [-31, 30]; the lowest one.
   assign param_err = acc_q && !mode_q[1] && ((pbad_q & ncols_q) != '0);
@@ -202,7 +164,7 @@ module weft_cmd_store #(
 
   always_comb begin : p_sreq
     s_req_valid_o = 1'b0;
-    s_req_addr_o  = ptr_q;
+    s_req_addr_o  = ptr;
     if (state_q == SParams) begin
       s_req_valid_o = (preq_q != (ColIdxW + 1)'(Cols));
     end else if (state_q == SData && !acc_q) begin
@@ -234,19 +196,15 @@ module weft_cmd_store #(
   assign wr_fire = wr_valid_o && wr_ready_i;
   assign o_fire  = o_valid_i && o_ready_o;
 
+  // The DMA request is accepted (now or before) and its data not started.
+  logic wait_start;
+  assign wait_start = (state_q == SStart) || (req_valid_o && req_ready_i);
+
   always_comb begin : p_next
     state_d     = state_q;
     acc_d       = acc_q;
     idx_d       = idx_q;
-    host_d      = host_q;
-    rbytes_d    = rbytes_q;
-    rows_d      = rows_q;
-    hstride_d   = hstride_q;
-    sstride_d   = sstride_q;
-    rowbase_d   = rowbase_q;
-    ptr_d       = ptr_q;
-    lines_m1_d  = lines_m1_q;
-    col_d       = col_q;
+    req_d       = req_q;
     row_d       = row_q;
     issued_d    = issued_q;
     acc_addr_d  = acc_addr_q;
@@ -268,20 +226,13 @@ module weft_cmd_store #(
     ecode_d     = ecode_q;
     eaddr_d     = eaddr_q;
 
-    // Scratchpad walk (parameter lines or STORE_SPAD lines).
+    // Scratchpad walk (parameter lines or STORE_SPAD lines; the line address is u_walk's).
     if (s_fire) begin
       if (state_q == SParams) begin
         preq_d = preq_q + 1'b1;
-        ptr_d  = ptr_q + 32'd1;
-      end else if (col_q == lines_m1_q) begin
-        col_d     = '0;
-        row_d     = row_q + 32'd1;
-        rowbase_d = rowbase_q + sstride_q;
-        ptr_d     = rowbase_q + sstride_q;
-        if (row_q + 32'd1 == rows_q) issued_d = 1'b1;
-      end else begin
-        col_d = col_q + 32'd1;
-        ptr_d = ptr_q + 32'd1;
+      end else if (row_end) begin
+        row_d = row_q + 32'd1;
+        if (row_q + 32'd1 == req_q.rows) issued_d = 1'b1;
       end
     end
     if (state_q == SParams && s_rsp_valid_i) prsp_d = prsp_q + 1'b1;
@@ -300,11 +251,10 @@ module weft_cmd_store #(
     unique case (state_q)
       SIdle: begin
         if (start) begin
-          acc_d      = h_acc;
-          idx_d      = h_idx;
-          host_d     = h_acc ? h_sacc.host_addr : h_xfer.host_addr;  // the same bits
+          acc_d      = head_acc_i;
+          idx_d      = head_idx_i;
+          req_d.addr = h_xfer.host_addr;  // STORE_ACC's host_addr: the same bits
           issued_d   = 1'b0;
-          col_d      = '0;
           row_d      = '0;
           beat_d     = '0;
           osent_d    = '0;
@@ -312,31 +262,27 @@ module weft_cmd_store #(
           dissued_d  = 1'b0;
           preq_d     = '0;
           prsp_d     = '0;
-          if (h_acc) begin
-            hstride_d   = h_sacc.host_stride;
-            rows_d      = h_sacc.m;
-            acc_addr_d  = AccAw'(h_sacc.acc_addr);
-            rbytes_d    = h_sacc.pack ? h_sacc.n : {h_sacc.n[29:0], 2'b00};
-            nbeats_m1_d = h_sacc.pack ? 3'd0 : 3'(({h_sacc.n[29:0], 2'b00} + 32'(BB - 1)) >> BbW) - 3'd1;
-            mode_d      = h_sacc.mode;
-            pack_d      = h_sacc.pack;
-            lparams_d   = h_sacc.load_params;
-            ptr_d       = h_sacc.params_addr;
-            zp_d        = h_sacc.zp;
-            amin_d      = h_sacc.act_min;
-            amax_d      = h_sacc.act_max;
+          if (head_acc_i) begin
+            req_d.stride    = head_desc_i.host_stride;
+            req_d.rows      = head_desc_i.m;
+            req_d.row_bytes = head_desc_i.pack ? head_desc_i.n : {head_desc_i.n[29:0], 2'b00};
+            acc_addr_d  = AccAw'(head_desc_i.acc_addr);
+            nbeats_m1_d = head_desc_i.pack ? 3'd0 :
+                          3'(({head_desc_i.n[29:0], 2'b00} + 32'(BB - 1)) >> BbW) - 3'd1;
+            mode_d      = head_desc_i.mode;
+            pack_d      = head_desc_i.pack;
+            lparams_d   = head_desc_i.load_params;
+            zp_d        = head_desc_i.zp;
+            amin_d      = head_desc_i.act_min;
+            amax_d      = head_desc_i.act_max;
             // n <= Cols (SIZE at decode): its low ColIdxW+1 bits are n.
-            for (int c = 0; c < Cols; c++) ncols_d[c] = ((ColIdxW + 1)'(c) < h_sacc.n[ColIdxW:0]);
-            state_d     = h_sacc.load_params ? SParams : SReq;
+            for (int c = 0; c < Cols; c++) ncols_d[c] = ((ColIdxW + 1)'(c) < head_desc_i.n[ColIdxW:0]);
+            state_d     = head_desc_i.load_params ? SParams : SReq;
           end else begin
-            rbytes_d   = h_xfer.row_bytes;
-            rows_d     = h_xfer.rows;
-            hstride_d  = h_xfer.host_stride;
-            rowbase_d  = h_xfer.spad_addr;
-            ptr_d      = h_xfer.spad_addr;
-            sstride_d  = h_xfer.spad_stride;
-            lines_m1_d = (h_xfer.row_bytes >> BbW) - 32'd1;
-            state_d    = SReq;
+            req_d.stride    = h_xfer.host_stride;
+            req_d.rows      = h_xfer.rows;
+            req_d.row_bytes = h_xfer.row_bytes;
+            state_d         = SReq;
           end
         end
       end
@@ -350,56 +296,36 @@ module weft_cmd_store #(
           state_d = SErr;
         end else if (req_ready_i) begin
           dpend_d = acc_q;
-          if (start_i) begin
-            state_d = SData;
-          end else if (dma_done_i) begin
-            ecode_d = dma_err_i;
-            eaddr_d = dma_addr_i;
-            state_d = SFlush;
-          end else begin
-            state_d = SStart;
-          end
+          state_d = SStart;
         end
       end
-      SStart: begin
-        if (start_i) begin
-          state_d = SData;
-        end else if (dma_done_i) begin
-          ecode_d = dma_err_i;
-          eaddr_d = dma_addr_i;
-          state_d = SFlush;
-        end
-      end
+      SStart: ;
       SData: begin
-        if (dma_done_i) begin
-          ecode_d = dma_err_i;
-          eaddr_d = dma_addr_i;
-          state_d = SFlush;
-        end else if (acc_q ? (osent_d == RowsW'(rows_q)) : (issued_q && cred_d == '0)) begin
-          state_d = SWaitDone;
-        end
+        if (acc_q ? (osent_d == RowsW'(req_q.rows)) : (issued_q && cred_d == '0)) state_d = SWaitDone;
       end
       SWaitDone: begin
-        if (dma_done_i) begin
-          if (dma_err_i != weft_pkg::ErrNone) begin
-            ecode_d = dma_err_i;
-            eaddr_d = dma_addr_i;
-            state_d = SErr;
-          end else begin
-            state_d = SIdle;
-          end
-        end
+        if (dma_done_i) state_d = SIdle;
       end
       SFlush: begin
         // Drop a DRAIN not yet issued; take every row of an issued one; take back the reads.
         dpend_d = 1'b0;
-        if ((acc_q ? (!dissued_d || osent_d == RowsW'(rows_q)) : (cred_d == '0))) state_d = SErr;
+        if ((acc_q ? (!dissued_d || osent_d == RowsW'(req_q.rows)) : (cred_d == '0))) state_d = SErr;
       end
       SErr: begin
         if (err_ready_i) state_d = SIdle;
       end
       default: state_d = SIdle;
     endcase
+    // The DMA's wr_start, and its end of the request: at the earliest with the request's
+    // acceptance (failed checks); before the data is sent only with an error, which flushes.
+    if (wait_start && start_i) begin
+      state_d = SData;
+    end else if (dma_done_i && (wait_start || state_q == SData ||
+                                (state_q == SWaitDone && dma_err_i != weft_pkg::ErrNone))) begin
+      ecode_d = dma_err_i;
+      eaddr_d = dma_addr_i;
+      state_d = (state_q == SWaitDone) ? SErr : SFlush;
+    end
     if (clear_i) begin
       state_d = SIdle;
       dpend_d = 1'b0;
@@ -438,15 +364,7 @@ module weft_cmd_store #(
   always_ff @(posedge clk_i) begin : p_data
     acc_q       <= acc_d;
     idx_q       <= idx_d;
-    host_q      <= host_d;
-    rbytes_q    <= rbytes_d;
-    rows_q      <= rows_d;
-    hstride_q   <= hstride_d;
-    sstride_q   <= sstride_d;
-    rowbase_q   <= rowbase_d;
-    ptr_q       <= ptr_d;
-    lines_m1_q  <= lines_m1_d;
-    col_q       <= col_d;
+    req_q       <= req_d;
     row_q       <= row_d;
     issued_q    <= issued_d;
     acc_addr_q  <= acc_addr_d;
@@ -467,14 +385,24 @@ module weft_cmd_store #(
     eaddr_q     <= eaddr_d;
   end
 
-  assign req_valid_o     = (state_q == SReq) && !param_err;
-  assign req_o.addr      = host_q;
-  assign req_o.row_bytes = rbytes_q;
-  assign req_o.rows      = rows_q;
-  assign req_o.stride    = hstride_q;
+  // Port S lines: STORE_SPAD row r, chunk c at spad_addr + r*spad_stride + c; STORE_ACC's
+  // parameter lines params_addr + c (one endless row).
+  weft_cmd_linewalk u_walk (
+    .clk_i,
+    .load_i     (start),
+    .base_i     (head_acc_i ? head_desc_i.params_addr : h_xfer.spad_addr),
+    .stride_i   (h_xfer.spad_stride),
+    .lines_m1_i (head_acc_i ? '1 : (h_xfer.row_bytes >> BbW) - 32'd1),
+    .step_i     (s_fire),
+    .ptr_o      (ptr),
+    .row_end_o  (row_end)
+  );
+
+  assign req_valid_o = (state_q == SReq) && !param_err;
+  assign req_o       = req_q;
 
   assign dcmd_valid_o   = dpend_q;
-  assign dcmd_rows_o    = RowsW'(rows_q);
+  assign dcmd_rows_o    = RowsW'(req_q.rows);
   assign dcmd_addr_o    = acc_addr_q;
   assign dcmd_mode_o    = mode_q;
   assign dcmd_pack_o    = pack_q;
@@ -497,20 +425,16 @@ module weft_cmd_store #(
   assign done_tag_o   = TagW'(idx_q);
 
   assign err_valid_o = (state_q == SErr);
-  assign err_code_o  = ecode_q;
-  assign err_idx_o   = idx_q;
-  assign err_addr_o  = eaddr_q;
+  assign err_o       = {ecode_q, idx_q, eaddr_q};
 
-  assign busy_o     = (state_q != SIdle);
-  assign q_empty_o  = q_empty;
-  assign wait_dep_o = (state_q == SIdle) && q_valid && !met;
+  assign busy_o = (state_q != SIdle);
 
 `ifndef SYNTHESIS
   always @(posedge clk_i or negedge rst_ni) begin : p_checks
     if (rst_ni) begin
       if (df_push) assert (df_in_ready) else $error("weft_cmd_store: data FIFO overflow");
       assert (df_usage <= cred_q) else $error("weft_cmd_store: FIFO holds more than its credits");
-      if (start_i) assert (state_q == SStart || (state_q == SReq && req_ready_i))
+      if (start_i) assert (wait_start)
         else $error("weft_cmd_store: unexpected wr_start");
       if (dma_done_i) begin
         assert (state_q == SStart || state_q == SData || state_q == SWaitDone ||

@@ -3,7 +3,7 @@
 //
 // The tensor unit's cmd_ready_o depends on the command's kind (a COMPUTE waits for its queue
 // slot, a DRAIN for the drain engine), so the mux offers one command per cycle: the preferred
-// engine's (sel_q) if it has one, else the other's. When the offered command is not taken,
+// engine's if it has one, else the other's. When the offered command is not taken,
 // the preference turns to the other engine for the next cycle, so neither blocks the other:
 // a DRAIN waiting for the drain engine never holds back the next COMPUTE, and the reverse.
 module weft_cmd_tumux #(
@@ -48,10 +48,22 @@ module weft_cmd_tumux #(
   output logic [31:0]      cmd_act_max_o
 );
 
-  logic sel_q, sel_d;   // 1: prefer the store engine
-  logic pick_d;         // offered this cycle: 1 = DRAIN
+  // The preference is a weft_rr_pick of the two engines (0 compute, 1 store) that advances past
+  // the engine offered in a cycle whose command is refused: the other engine is offered next.
+  logic       pick_d;         // offered this cycle: 1 = DRAIN
+  logic       unused_any;
+  logic [1:0] unused_onehot;
 
-  assign pick_d = d_valid_i && (sel_q || !c_valid_i);
+  weft_rr_pick #(.N(2)) u_pick (
+    .clk_i,
+    .rst_ni,
+    .req_i     ({d_valid_i, c_valid_i}),
+    .any_o     (unused_any),
+    .idx_o     (pick_d),
+    .onehot_o  (unused_onehot),
+    .adv_i     (cmd_valid_o && !cmd_ready_i),
+    .adv_idx_i (pick_d)
+  );
 
   assign cmd_valid_o      = c_valid_i || d_valid_i;
   assign cmd_op_o         = pick_d ? weft_pkg::TuOpDrain : weft_pkg::TuOpCompute;
@@ -69,15 +81,5 @@ module weft_cmd_tumux #(
 
   assign c_ready_o = !pick_d && cmd_ready_i;
   assign d_ready_o = pick_d && cmd_ready_i;
-
-  always_comb begin : p_sel
-    sel_d = sel_q;
-    if (cmd_valid_o && !cmd_ready_i) sel_d = !pick_d;
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
-    if (!rst_ni) sel_q <= 1'b0;
-    else         sel_q <= sel_d;
-  end
 
 endmodule

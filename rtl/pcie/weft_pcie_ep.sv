@@ -20,7 +20,10 @@
 // first beat it offered waits), so TLPs never interleave and an offered beat never changes; every TLP reaches tx_* in the order the mux took them (one FIFO order).
 // weft_pcie_wr returns B only after its burst's last beat entered the mux, so an MSI caused by
 // the device's last write can never overtake that write.
+// The AXI4 slave's AR/AW, R and B are weft_axi_*_t structs (rtl/common/weft_axi_types.svh; IDs
+// IdW bits wide, the higher ones 0); weft_pcie_top converts weft_top's flat m_axi_* to them.
 `include "weft_assert.svh"
+`include "weft_axi_types.svh"
 
 module weft_pcie_ep #(
   parameter int          NumTags    = 32,
@@ -67,39 +70,24 @@ module weft_pcie_ep #(
   input  logic [31:0]     m_axil_rdata,
   input  logic [1:0]      m_axil_rresp,
   // AXI4 slave for the device's host-memory master (128-bit data, 64-bit addresses)
-  input  logic            s_axi_awvalid,
-  output logic            s_axi_awready,
-  input  logic [IdW-1:0]  s_axi_awid,
-  input  logic [63:0]     s_axi_awaddr,
-  input  logic [7:0]      s_axi_awlen,
-  input  logic [2:0]      s_axi_awsize,
-  input  logic [1:0]      s_axi_awburst,
-  input  logic [3:0]      s_axi_awcache,
-  input  logic [2:0]      s_axi_awprot,
-  input  logic            s_axi_wvalid,
-  output logic            s_axi_wready,
-  input  logic [127:0]    s_axi_wdata,
-  input  logic [15:0]     s_axi_wstrb,
-  input  logic            s_axi_wlast,
-  output logic            s_axi_bvalid,
-  input  logic            s_axi_bready,
-  output logic [IdW-1:0]  s_axi_bid,
-  output logic [1:0]      s_axi_bresp,
-  input  logic            s_axi_arvalid,
-  output logic            s_axi_arready,
-  input  logic [IdW-1:0]  s_axi_arid,
-  input  logic [63:0]     s_axi_araddr,
-  input  logic [7:0]      s_axi_arlen,
-  input  logic [2:0]      s_axi_arsize,
-  input  logic [1:0]      s_axi_arburst,
-  input  logic [3:0]      s_axi_arcache,
-  input  logic [2:0]      s_axi_arprot,
-  output logic            s_axi_rvalid,
-  input  logic            s_axi_rready,
-  output logic [IdW-1:0]  s_axi_rid,
-  output logic [127:0]    s_axi_rdata,
-  output logic [1:0]      s_axi_rresp,
-  output logic            s_axi_rlast,
+  input  logic            axi_aw_valid_i,
+  output logic            axi_aw_ready_o,
+  input  weft_axi_ax_t    axi_aw_i,
+  input  logic            axi_w_valid_i,
+  output logic            axi_w_ready_o,
+  input  logic [127:0]    axi_w_data_i,
+  input  logic [15:0]     axi_w_strb_i,
+  input  logic            axi_w_last_i,
+  output logic            axi_b_valid_o,
+  input  logic            axi_b_ready_i,
+  output weft_axi_b_t     axi_b_o,
+  input  logic            axi_ar_valid_i,
+  output logic            axi_ar_ready_o,
+  input  weft_axi_ax_t    axi_ar_i,
+  output logic            axi_r_valid_o,
+  input  logic            axi_r_ready_i,
+  output weft_axi_r_t     axi_r_o,
+  output logic [127:0]    axi_r_data_o,
   // device interrupt (level)
   input  logic            irq_i
 );
@@ -129,6 +117,7 @@ module weft_pcie_ep #(
   logic [CntW-1:0] tags_free;
   logic            rd_err_valid, rd_cpl_bad;
   logic [3:0]      rd_err_code;
+  logic [IdW-1:0]  wr_bid;
   logic [7:0]      rd_err_tag;
   logic [63:0]     rd_err_addr;
 
@@ -140,26 +129,26 @@ module weft_pcie_ep #(
   ) u_wr (
     .clk_i,
     .rst_ni,
-    .awvalid_i  (s_axi_awvalid),
-    .awready_o  (s_axi_awready),
-    .awid_i     (s_axi_awid),
-    .awaddr_i   (s_axi_awaddr),
-    .awlen_i    (s_axi_awlen),
-    .wvalid_i   (s_axi_wvalid),
-    .wready_o   (s_axi_wready),
-    .wdata_i    (s_axi_wdata),
-    .wstrb_i    (s_axi_wstrb),
-    .wlast_i    (s_axi_wlast),
-    .bvalid_o   (s_axi_bvalid),
-    .bready_i   (s_axi_bready),
-    .bid_o      (s_axi_bid),
+    .awvalid_i  (axi_aw_valid_i),
+    .awready_o  (axi_aw_ready_o),
+    .awid_i     (axi_aw_i.id[IdW-1:0]),
+    .awaddr_i   (axi_aw_i.addr),
+    .awlen_i    (axi_aw_i.len),
+    .wvalid_i   (axi_w_valid_i),
+    .wready_o   (axi_w_ready_o),
+    .wdata_i    (axi_w_data_i),
+    .wstrb_i    (axi_w_strb_i),
+    .wlast_i    (axi_w_last_i),
+    .bvalid_o   (axi_b_valid_o),
+    .bready_i   (axi_b_ready_i),
+    .bid_o      (wr_bid),
     .tx_valid_o (wr_tx_valid),
     .tx_ready_i (wr_tx_ready),
     .tx_sop_o   (wr_tx_sop),
     .tx_eop_o   (wr_tx_eop),
     .tx_data_o  (wr_tx_data)
   );
-  assign s_axi_bresp = 2'b00;
+  assign axi_b_o = {8'(wr_bid), 2'b00};
 
   weft_pcie_rd #(
     .NumTags    (NumTags),
@@ -169,17 +158,13 @@ module weft_pcie_ep #(
   ) u_rd (
     .clk_i,
     .rst_ni,
-    .arvalid_i     (s_axi_arvalid),
-    .arready_o     (s_axi_arready),
-    .arid_i        (s_axi_arid),
-    .araddr_i      (s_axi_araddr),
-    .arlen_i       (s_axi_arlen),
-    .rvalid_o      (s_axi_rvalid),
-    .rready_i      (s_axi_rready),
-    .rid_o         (s_axi_rid),
-    .rdata_o       (s_axi_rdata),
-    .rresp_o       (s_axi_rresp),
-    .rlast_o       (s_axi_rlast),
+    .ar_valid_i    (axi_ar_valid_i),
+    .ar_ready_o    (axi_ar_ready_o),
+    .ar_i          (axi_ar_i),
+    .r_valid_o     (axi_r_valid_o),
+    .r_ready_i     (axi_r_ready_i),
+    .r_o           (axi_r_o),
+    .r_data_o      (axi_r_data_o),
     .tx_valid_o    (rd_tx_valid),
     .tx_ready_i    (rd_tx_ready),
     .tx_data_o     (rd_tx_data),
@@ -625,8 +610,7 @@ module weft_pcie_ep #(
   end
 
   logic unused_bits;
-  assign unused_bits = ^{s_axi_awsize, s_axi_awburst, s_axi_awcache, s_axi_awprot, s_axi_arsize,
-                         s_axi_arburst, s_axi_arcache, s_axi_arprot, m_axil_bresp, h_off[63:13],
-                         q_off_q[11:8]};
+  assign unused_bits = ^{axi_aw_i.id, axi_aw_i.size, axi_aw_i.burst, axi_aw_i.cache,
+                         axi_aw_i.prot, m_axil_bresp, h_off[63:13], q_off_q[11:8]};
 
 endmodule

@@ -2,8 +2,8 @@
 // weft_pcie_ep + weft_top. Only the clock, the reset and the two TLP streams leave it: BAR0
 // reaches the registers, the device's host-memory traffic becomes MRd/MWr TLPs, its interrupt
 // an MSI. Every weft_top parameter is passed through; the link parameters go to weft_pcie_ep.
-// weft_top's flat m_axi_* ports meet weft_pcie_ep's weft_axi_*_t structs here
-// (rtl/common/weft_axi_types.svh).
+// weft_top's flat m_axi_* and s_axil_* ports meet weft_pcie_ep's weft_axi_*_t and
+// weft_axil_req_t / weft_axil_rsp_t structs here (rtl/common/weft_axi_types.svh).
 `include "weft_assert.svh"
 `include "weft_axi_types.svh"
 
@@ -51,13 +51,8 @@ module weft_pcie_top #(
     `WEFT_ELAB_ERROR("weft_pcie_top: the endpoint needs DataW = 128, AddrW = 64 and IdW <= 8")
   end
 
-  logic            axil_awvalid, axil_awready, axil_wvalid, axil_wready, axil_bvalid, axil_bready;
-  logic            axil_arvalid, axil_arready, axil_rvalid, axil_rready;
-  logic [11:0]     axil_awaddr, axil_araddr;
-  logic [2:0]      axil_awprot, axil_arprot;
-  logic [31:0]     axil_wdata, axil_rdata;
-  logic [3:0]      axil_wstrb;
-  logic [1:0]      axil_bresp, axil_rresp;
+  weft_axil_req_t  axil_req;
+  weft_axil_rsp_t  axil_rsp;
   logic            awvalid, awready, wvalid, wready, wlast, bvalid, bready;
   logic            arvalid, arready, rvalid, rready;
   logic [IdW-1:0]  awid, arid;
@@ -95,25 +90,8 @@ module weft_pcie_top #(
     .tx_sop,
     .tx_eop,
     .tx_data,
-    .m_axil_awvalid (axil_awvalid),
-    .m_axil_awready (axil_awready),
-    .m_axil_awaddr  (axil_awaddr),
-    .m_axil_awprot  (axil_awprot),
-    .m_axil_wvalid  (axil_wvalid),
-    .m_axil_wready  (axil_wready),
-    .m_axil_wdata   (axil_wdata),
-    .m_axil_wstrb   (axil_wstrb),
-    .m_axil_bvalid  (axil_bvalid),
-    .m_axil_bready  (axil_bready),
-    .m_axil_bresp   (axil_bresp),
-    .m_axil_arvalid (axil_arvalid),
-    .m_axil_arready (axil_arready),
-    .m_axil_araddr  (axil_araddr),
-    .m_axil_arprot  (axil_arprot),
-    .m_axil_rvalid  (axil_rvalid),
-    .m_axil_rready  (axil_rready),
-    .m_axil_rdata   (axil_rdata),
-    .m_axil_rresp   (axil_rresp),
+    .axil_req_o     (axil_req),
+    .axil_rsp_i     (axil_rsp),
     .axi_aw_valid_i (awvalid),
     .axi_aw_ready_o (awready),
     .axi_aw_i       (aw),
@@ -156,25 +134,25 @@ module weft_pcie_top #(
   ) u_top (
     .clk_i,
     .rst_ni,
-    .s_axil_awvalid (axil_awvalid),
-    .s_axil_awready (axil_awready),
-    .s_axil_awaddr  (axil_awaddr),
-    .s_axil_awprot  (axil_awprot),
-    .s_axil_wvalid  (axil_wvalid),
-    .s_axil_wready  (axil_wready),
-    .s_axil_wdata   (axil_wdata),
-    .s_axil_wstrb   (axil_wstrb),
-    .s_axil_bvalid  (axil_bvalid),
-    .s_axil_bready  (axil_bready),
-    .s_axil_bresp   (axil_bresp),
-    .s_axil_arvalid (axil_arvalid),
-    .s_axil_arready (axil_arready),
-    .s_axil_araddr  (axil_araddr),
-    .s_axil_arprot  (axil_arprot),
-    .s_axil_rvalid  (axil_rvalid),
-    .s_axil_rready  (axil_rready),
-    .s_axil_rdata   (axil_rdata),
-    .s_axil_rresp   (axil_rresp),
+    .s_axil_awvalid (axil_req.aw_valid),
+    .s_axil_awready (axil_rsp.aw_ready),
+    .s_axil_awaddr  (axil_req.aw_addr),
+    .s_axil_awprot  (axil_req.aw_prot),
+    .s_axil_wvalid  (axil_req.w_valid),
+    .s_axil_wready  (axil_rsp.w_ready),
+    .s_axil_wdata   (axil_req.w_data),
+    .s_axil_wstrb   (axil_req.w_strb),
+    .s_axil_bvalid  (axil_rsp.b_valid),
+    .s_axil_bready  (axil_req.b_ready),
+    .s_axil_bresp   (axil_rsp.b_resp),
+    .s_axil_arvalid (axil_req.ar_valid),
+    .s_axil_arready (axil_rsp.ar_ready),
+    .s_axil_araddr  (axil_req.ar_addr),
+    .s_axil_arprot  (axil_req.ar_prot),
+    .s_axil_rvalid  (axil_rsp.r_valid),
+    .s_axil_rready  (axil_req.r_ready),
+    .s_axil_rdata   (axil_rsp.r_data),
+    .s_axil_rresp   (axil_rsp.r_resp),
     .m_axi_awvalid  (awvalid),
     .m_axi_awready  (awready),
     .m_axi_awid     (awid),

@@ -38,7 +38,7 @@ typedef struct packed {
 
 // AXI4-Lite to weft_top's registers (12-bit offsets, 32-bit data; every width fixed), as one
 // request and one response struct in the style of pulp-platform's axi_lite req_t / resp_t:
-// the master drives the request, the slave the response. 84 and 41 bits.
+// the master drives the request, the slave the response. 71 and 41 bits.
 typedef struct packed {
   logic        aw_valid;
   logic [11:0] aw_addr;

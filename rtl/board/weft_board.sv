@@ -6,6 +6,10 @@
 // LEDs: [0] heartbeat (toggles every ClkHz/2 cycles), [1] device busy and [2] device error
 // (STATUS, polled by the bridge), [3] irq, [4] UART receive and [5] transmit activity (stretched
 // to about 50 ms), [6] a bad frame was seen since reset, [7] 0 (free for the board top).
+// weft_top's flat m_axi_* ports meet weft_board_mem's weft_axi_*_t structs here
+// (rtl/common/weft_axi_types.svh).
+`include "weft_axi_types.svh"
+
 module weft_board #(
   parameter int Rows          = 8,
   parameter int Cols          = 8,
@@ -47,17 +51,20 @@ module weft_board #(
   logic [31:0]      br_wdata, br_rdata;
   // device <-> board memory
   logic             awvalid, awready, wvalid, wready, wlast, bvalid, bready;
-  logic             arvalid, arready, rvalid, rready, rlast;
-  logic [IdW-1:0]   awid, bid, arid, rid;
-  logic [AddrW-1:0] awaddr, araddr;
-  logic [7:0]       awlen, arlen;
-  logic [2:0]       awsize, arsize, awprot, arprot;
-  logic [1:0]       awburst, arburst, bresp, rresp;
-  logic [3:0]       awcache, arcache;
+  logic             arvalid, arready, rvalid, rready;
+  logic [IdW-1:0]   awid, arid;
+  weft_axi_ax_t     aw, ar;
+  weft_axi_b_t      b;
+  weft_axi_r_t      r;
   logic [DataW-1:0] wdata, rdata;
   logic [DataW/8-1:0] wstrb;
   logic             irq;
   logic             dev_busy, dev_error, rx_active, tx_active, bad_frame;
+
+  assign aw.id = 8'(awid);
+  assign ar.id = 8'(arid);
+  logic unused_id;
+  assign unused_id = ^{b.id, r.id};  // IdW bits used, the higher ones 0
 
   weft_uart_bridge #(
     .ClksPerBit(ClksPerBit), .ClkHz(ClkHz), .HostMemBytes(HostMemBytes)
@@ -89,30 +96,26 @@ module weft_board #(
     .s_axil_arready(axil_arready), .s_axil_araddr(axil_araddr), .s_axil_arprot(axil_arprot),
     .s_axil_rvalid(axil_rvalid), .s_axil_rready(axil_rready), .s_axil_rdata(axil_rdata),
     .s_axil_rresp(axil_rresp),
-    .m_axi_awvalid(awvalid), .m_axi_awready(awready), .m_axi_awid(awid), .m_axi_awaddr(awaddr),
-    .m_axi_awlen(awlen), .m_axi_awsize(awsize), .m_axi_awburst(awburst),
-    .m_axi_awcache(awcache), .m_axi_awprot(awprot), .m_axi_wvalid(wvalid),
-    .m_axi_wready(wready), .m_axi_wdata(wdata), .m_axi_wstrb(wstrb), .m_axi_wlast(wlast),
-    .m_axi_bvalid(bvalid), .m_axi_bready(bready), .m_axi_bid(bid), .m_axi_bresp(bresp),
-    .m_axi_arvalid(arvalid), .m_axi_arready(arready), .m_axi_arid(arid), .m_axi_araddr(araddr),
-    .m_axi_arlen(arlen), .m_axi_arsize(arsize), .m_axi_arburst(arburst),
-    .m_axi_arcache(arcache), .m_axi_arprot(arprot), .m_axi_rvalid(rvalid),
-    .m_axi_rready(rready), .m_axi_rid(rid), .m_axi_rdata(rdata), .m_axi_rresp(rresp),
-    .m_axi_rlast(rlast),
+    .m_axi_awvalid(awvalid), .m_axi_awready(awready), .m_axi_awid(awid),
+    .m_axi_awaddr(aw.addr), .m_axi_awlen(aw.len), .m_axi_awsize(aw.size),
+    .m_axi_awburst(aw.burst), .m_axi_awcache(aw.cache), .m_axi_awprot(aw.prot),
+    .m_axi_wvalid(wvalid), .m_axi_wready(wready), .m_axi_wdata(wdata), .m_axi_wstrb(wstrb),
+    .m_axi_wlast(wlast), .m_axi_bvalid(bvalid), .m_axi_bready(bready),
+    .m_axi_bid(b.id[IdW-1:0]), .m_axi_bresp(b.resp),
+    .m_axi_arvalid(arvalid), .m_axi_arready(arready), .m_axi_arid(arid),
+    .m_axi_araddr(ar.addr), .m_axi_arlen(ar.len), .m_axi_arsize(ar.size),
+    .m_axi_arburst(ar.burst), .m_axi_arcache(ar.cache), .m_axi_arprot(ar.prot),
+    .m_axi_rvalid(rvalid), .m_axi_rready(rready), .m_axi_rid(r.id[IdW-1:0]),
+    .m_axi_rdata(rdata), .m_axi_rresp(r.resp), .m_axi_rlast(r.last),
     .irq_o(irq));
 
   weft_board_mem #(.HostMemBytes(HostMemBytes), .IdW(IdW), .AddrW(AddrW)) u_mem (
     .clk_i, .rst_ni,
-    .s_axi_awvalid(awvalid), .s_axi_awready(awready), .s_axi_awid(awid), .s_axi_awaddr(awaddr),
-    .s_axi_awlen(awlen), .s_axi_awsize(awsize), .s_axi_awburst(awburst),
-    .s_axi_awcache(awcache), .s_axi_awprot(awprot), .s_axi_wvalid(wvalid),
-    .s_axi_wready(wready), .s_axi_wdata(wdata), .s_axi_wstrb(wstrb), .s_axi_wlast(wlast),
-    .s_axi_bvalid(bvalid), .s_axi_bready(bready), .s_axi_bid(bid), .s_axi_bresp(bresp),
-    .s_axi_arvalid(arvalid), .s_axi_arready(arready), .s_axi_arid(arid), .s_axi_araddr(araddr),
-    .s_axi_arlen(arlen), .s_axi_arsize(arsize), .s_axi_arburst(arburst),
-    .s_axi_arcache(arcache), .s_axi_arprot(arprot), .s_axi_rvalid(rvalid),
-    .s_axi_rready(rready), .s_axi_rid(rid), .s_axi_rdata(rdata), .s_axi_rresp(rresp),
-    .s_axi_rlast(rlast),
+    .axi_aw_valid_i(awvalid), .axi_aw_ready_o(awready), .axi_aw_i(aw),
+    .axi_w_valid_i(wvalid), .axi_w_ready_o(wready), .axi_w_data_i(wdata), .axi_w_strb_i(wstrb),
+    .axi_w_last_i(wlast), .axi_b_valid_o(bvalid), .axi_b_ready_i(bready), .axi_b_o(b),
+    .axi_ar_valid_i(arvalid), .axi_ar_ready_o(arready), .axi_ar_i(ar),
+    .axi_r_valid_o(rvalid), .axi_r_ready_i(rready), .axi_r_o(r), .axi_r_data_o(rdata),
     .br_req_i(br_req), .br_we_i(br_we), .br_addr_i(br_addr), .br_wdata_i(br_wdata),
     .br_gnt_o(br_gnt), .br_rvalid_o(br_rvalid), .br_rdata_o(br_rdata));
 

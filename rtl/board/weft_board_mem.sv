@@ -1,5 +1,5 @@
 // weft_board_mem: the board memory of weft_board (docs/host-interfaces.md 2.4): HostMemBytes of
-// on-chip memory at 0x8000_0000 on the device's AXI4 master (s_axi_*, 128-bit) and on the
+// on-chip memory at 0x8000_0000 on the device's AXI4 master (axi_*, 128-bit) and on the
 // bridge's 32-bit word port (br_*), over one single-ported weft_sram_1rw (128-bit words, byte
 // enables).
 //
@@ -13,7 +13,10 @@
 // other cycle), then AXI write beat and read beat alternating when both want it.
 // Bridge port: br_req_i is held until br_gnt_o; a read's data comes on br_rvalid_o / br_rdata_o
 // in the cycle after its grant. br_addr_i is a 32-bit word address inside the memory.
+// The AXI4 slave's AR/AW, R and B are weft_axi_*_t structs (rtl/common/weft_axi_types.svh; the
+// low IdW id and AddrW address bits are used, the higher ones are 0 on the way out).
 `include "weft_assert.svh"
+`include "weft_axi_types.svh"
 
 module weft_board_mem #(
   parameter int  HostMemBytes = 65536,  // a power of two, >= 256
@@ -27,39 +30,24 @@ module weft_board_mem #(
   input  logic              clk_i,
   input  logic              rst_ni,
   // AXI4 slave
-  input  logic              s_axi_awvalid,
-  output logic              s_axi_awready,
-  input  logic [IdW-1:0]    s_axi_awid,
-  input  logic [AddrW-1:0]  s_axi_awaddr,
-  input  logic [7:0]        s_axi_awlen,
-  input  logic [2:0]        s_axi_awsize,
-  input  logic [1:0]        s_axi_awburst,
-  input  logic [3:0]        s_axi_awcache,
-  input  logic [2:0]        s_axi_awprot,
-  input  logic              s_axi_wvalid,
-  output logic              s_axi_wready,
-  input  logic [DataW-1:0]  s_axi_wdata,
-  input  logic [BB-1:0]     s_axi_wstrb,
-  input  logic              s_axi_wlast,
-  output logic              s_axi_bvalid,
-  input  logic              s_axi_bready,
-  output logic [IdW-1:0]    s_axi_bid,
-  output logic [1:0]        s_axi_bresp,
-  input  logic              s_axi_arvalid,
-  output logic              s_axi_arready,
-  input  logic [IdW-1:0]    s_axi_arid,
-  input  logic [AddrW-1:0]  s_axi_araddr,
-  input  logic [7:0]        s_axi_arlen,
-  input  logic [2:0]        s_axi_arsize,
-  input  logic [1:0]        s_axi_arburst,
-  input  logic [3:0]        s_axi_arcache,
-  input  logic [2:0]        s_axi_arprot,
-  output logic              s_axi_rvalid,
-  input  logic              s_axi_rready,
-  output logic [IdW-1:0]    s_axi_rid,
-  output logic [DataW-1:0]  s_axi_rdata,
-  output logic [1:0]        s_axi_rresp,
-  output logic              s_axi_rlast,
+  input  logic              axi_aw_valid_i,
+  output logic              axi_aw_ready_o,
+  input  weft_axi_ax_t      axi_aw_i,
+  input  logic              axi_w_valid_i,
+  output logic              axi_w_ready_o,
+  input  logic [DataW-1:0]  axi_w_data_i,
+  input  logic [BB-1:0]     axi_w_strb_i,
+  input  logic              axi_w_last_i,
+  output logic              axi_b_valid_o,
+  input  logic              axi_b_ready_i,
+  output weft_axi_b_t       axi_b_o,
+  input  logic              axi_ar_valid_i,
+  output logic              axi_ar_ready_o,
+  input  weft_axi_ax_t      axi_ar_i,
+  output logic              axi_r_valid_o,
+  input  logic              axi_r_ready_i,
+  output weft_axi_r_t       axi_r_o,
+  output logic [DataW-1:0]  axi_r_data_o,
   // bridge word port
   input  logic              br_req_i,
   input  logic              br_we_i,
@@ -72,6 +60,9 @@ module weft_board_mem #(
 
   if (HostMemBytes < 256 || (1 << MemAw) != HostMemBytes || MemAw > 31 || AddrW < 32) begin : g_bad
     `WEFT_ELAB_ERROR("weft_board_mem: HostMemBytes must be a power of two in 256 .. 2^31, AddrW >= 32")
+  end
+  if (AddrW > 64 || IdW < 1 || IdW > 8) begin : g_bad_axi
+    `WEFT_ELAB_ERROR("weft_board_mem: AddrW must be <= 64 and IdW in 1..8 (weft_axi_ax_t)")
   end
 
   localparam logic [AddrW-1:0] Base = AddrW'(64'h8000_0000);
@@ -111,10 +102,10 @@ module weft_board_mem #(
     .be_i(ram_be), .rdata_o(ram_rdata));
 
   // ---------------------------------------------------------------- arbitration
-  wire r_hold    = r_valid_q && !s_axi_rready;       // an R beat waits: SRAM output must hold
+  wire r_hold    = r_valid_q && !axi_r_ready_i;       // an R beat waits: SRAM output must hold
   wire w_in      = in_range(aw_addr_q);
   wire r_in      = in_range(ar_addr_q);
-  wire w_beat    = aw_act_q && s_axi_wvalid;         // a W beat is offered
+  wire w_beat    = aw_act_q && axi_w_valid_i;        // a W beat is offered
   wire r_slot    = ar_act_q && !r_hold;              // an R beat can be issued
   wire br_want   = br_req_i && (br_we_i || !r_hold);
   wire w_want    = w_beat && w_in;
@@ -130,8 +121,8 @@ module weft_board_mem #(
     ram_we    = gnt_br ? br_we_i : gnt_w;
     ram_addr  = gnt_br ? br_addr_i[MemAw-3:2] :
                 gnt_w  ? aw_addr_q[MemAw-1:4] : ar_addr_q[MemAw-1:4];
-    ram_wdata = gnt_br ? {4{br_wdata_i}} : s_axi_wdata;
-    ram_be    = gnt_br ? (BB'(16'h000f) << (4 * br_addr_i[1:0])) : s_axi_wstrb;
+    ram_wdata = gnt_br ? {4{br_wdata_i}} : axi_w_data_i;
+    ram_be    = gnt_br ? (BB'(16'h000f) << (4 * br_addr_i[1:0])) : axi_w_strb_i;
   end
 
   // ---------------------------------------------------------------- channels
@@ -160,33 +151,33 @@ module weft_board_mem #(
     if (gnt_r) last_w_d = 1'b0;
 
     // write
-    if (s_axi_awvalid && s_axi_awready) begin
+    if (axi_aw_valid_i && axi_aw_ready_o) begin
       aw_act_d   = 1'b1;
-      aw_id_d    = s_axi_awid;
-      aw_addr_d  = s_axi_awaddr;
-      aw_size_d  = s_axi_awsize;
-      aw_burst_d = s_axi_awburst;
+      aw_id_d    = axi_aw_i.id[IdW-1:0];
+      aw_addr_d  = axi_aw_i.addr[AddrW-1:0];
+      aw_size_d  = axi_aw_i.size;
+      aw_burst_d = axi_aw_i.burst;
       b_err_d    = 1'b0;
     end
     if (w_take) begin
       aw_addr_d = next_addr(aw_addr_q, aw_size_q, aw_burst_q);
       if (!w_in) b_err_d = 1'b1;
-      if (s_axi_wlast) begin
+      if (axi_w_last_i) begin
         aw_act_d = 1'b0;
         b_pend_d = 1'b1;
       end
     end
-    if (s_axi_bvalid && s_axi_bready) b_pend_d = 1'b0;
+    if (axi_b_valid_o && axi_b_ready_i) b_pend_d = 1'b0;
 
     // read
-    if (s_axi_rvalid && s_axi_rready) r_valid_d = 1'b0;
-    if (s_axi_arvalid && s_axi_arready) begin
+    if (axi_r_valid_o && axi_r_ready_i) r_valid_d = 1'b0;
+    if (axi_ar_valid_i && axi_ar_ready_o) begin
       ar_act_d   = 1'b1;
-      ar_id_d    = s_axi_arid;
-      ar_addr_d  = s_axi_araddr;
-      ar_size_d  = s_axi_arsize;
-      ar_burst_d = s_axi_arburst;
-      ar_left_d  = s_axi_arlen;
+      ar_id_d    = axi_ar_i.id[IdW-1:0];
+      ar_addr_d  = axi_ar_i.addr[AddrW-1:0];
+      ar_size_d  = axi_ar_i.size;
+      ar_burst_d = axi_ar_i.burst;
+      ar_left_d  = axi_ar_i.len;
     end
     if (r_issue) begin
       r_valid_d = 1'b1;
@@ -198,44 +189,45 @@ module weft_board_mem #(
     end
   end
 
-  assign s_axi_awready = !aw_act_q && !b_pend_q;
-  assign s_axi_wready  = w_take;
-  assign s_axi_bvalid  = b_pend_q;
-  assign s_axi_bid     = aw_id_q;
-  assign s_axi_bresp   = b_err_q ? 2'b11 : 2'b00;
-  assign s_axi_arready = !ar_act_q;
-  assign s_axi_rvalid  = r_valid_q;
-  assign s_axi_rid     = ar_id_q;
-  assign s_axi_rdata   = ram_rdata;
-  assign s_axi_rresp   = r_err_q ? 2'b11 : 2'b00;
-  assign s_axi_rlast   = r_last_q;
+  assign axi_aw_ready_o = !aw_act_q && !b_pend_q;
+  assign axi_w_ready_o  = w_take;
+  assign axi_b_valid_o  = b_pend_q;
+  assign axi_b_o        = {8'(aw_id_q), b_err_q ? 2'b11 : 2'b00};
+  assign axi_ar_ready_o = !ar_act_q;
+  assign axi_r_valid_o  = r_valid_q;
+  assign axi_r_o        = {8'(ar_id_q), r_err_q ? 2'b11 : 2'b00, r_last_q};
+  assign axi_r_data_o   = ram_rdata;
 
   assign br_gnt_o    = gnt_br;
   assign br_rvalid_o = br_rd_q;
   assign br_rdata_o  = ram_rdata[32*br_lane_q +: 32];
 
-  // Unused: cache and protection attributes carry no meaning here; a write burst ends with WLAST.
+  // Unused: cache and protection attributes carry no meaning here; a write burst ends with WLAST;
+  // id and address bits above IdW / AddrW are 0.
   logic unused_attr;
-  assign unused_attr = ^{s_axi_awlen, s_axi_awcache, s_axi_awprot, s_axi_arcache, s_axi_arprot};
+  assign unused_attr = ^{axi_aw_i, axi_ar_i};
 
   // ---------------------------------------------------------------- checks (simulation)
   // The device's requests are held until accepted; this memory's R and B answers too (R data
   // is the SRAM output: nothing may read the SRAM while an R beat waits).
-  weft_hs_checker #(.Width(AddrW + IdW + 13)) u_chk_aw (
-    .clk_i, .rst_ni, .flush_i(1'b0), .valid_i(s_axi_awvalid), .ready_i(s_axi_awready),
-    .data_i({s_axi_awaddr, s_axi_awid, s_axi_awlen, s_axi_awsize, s_axi_awburst}));
-  weft_hs_checker #(.Width(AddrW + IdW + 13)) u_chk_ar (
-    .clk_i, .rst_ni, .flush_i(1'b0), .valid_i(s_axi_arvalid), .ready_i(s_axi_arready),
-    .data_i({s_axi_araddr, s_axi_arid, s_axi_arlen, s_axi_arsize, s_axi_arburst}));
+  localparam int AxW = $bits(weft_axi_ax_t'('0));
+  localparam int RW  = $bits(weft_axi_r_t'('0));
+  localparam int BW  = $bits(weft_axi_b_t'('0));
+  weft_hs_checker #(.Width(AxW)) u_chk_aw (
+    .clk_i, .rst_ni, .flush_i(1'b0), .valid_i(axi_aw_valid_i), .ready_i(axi_aw_ready_o),
+    .data_i(axi_aw_i));
+  weft_hs_checker #(.Width(AxW)) u_chk_ar (
+    .clk_i, .rst_ni, .flush_i(1'b0), .valid_i(axi_ar_valid_i), .ready_i(axi_ar_ready_o),
+    .data_i(axi_ar_i));
   weft_hs_checker #(.Width(DataW + BB + 1)) u_chk_w (
-    .clk_i, .rst_ni, .flush_i(1'b0), .valid_i(s_axi_wvalid), .ready_i(s_axi_wready),
-    .data_i({s_axi_wdata, s_axi_wstrb, s_axi_wlast}));
-  weft_hs_checker #(.Width(DataW + IdW + 3)) u_chk_r (
-    .clk_i, .rst_ni, .flush_i(1'b0), .valid_i(s_axi_rvalid), .ready_i(s_axi_rready),
-    .data_i({s_axi_rdata, s_axi_rid, s_axi_rresp, s_axi_rlast}));
-  weft_hs_checker #(.Width(IdW + 2)) u_chk_b (
-    .clk_i, .rst_ni, .flush_i(1'b0), .valid_i(s_axi_bvalid), .ready_i(s_axi_bready),
-    .data_i({s_axi_bid, s_axi_bresp}));
+    .clk_i, .rst_ni, .flush_i(1'b0), .valid_i(axi_w_valid_i), .ready_i(axi_w_ready_o),
+    .data_i({axi_w_data_i, axi_w_strb_i, axi_w_last_i}));
+  weft_hs_checker #(.Width(DataW + RW)) u_chk_r (
+    .clk_i, .rst_ni, .flush_i(1'b0), .valid_i(axi_r_valid_o), .ready_i(axi_r_ready_i),
+    .data_i({axi_r_data_o, axi_r_o}));
+  weft_hs_checker #(.Width(BW)) u_chk_b (
+    .clk_i, .rst_ni, .flush_i(1'b0), .valid_i(axi_b_valid_o), .ready_i(axi_b_ready_i),
+    .data_i(axi_b_o));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -23,7 +23,10 @@
 // counters: stat_rd_beat_o (R beat accepted), stat_wr_beat_o (W beat accepted),
 // stat_wr_bytes_o (its strobed bytes), stat_rd_stall_o (a read burst is pending in AR or
 // outstanding and no R beat moves), stat_wr_stall_o (W offered and refused, or only B awaited).
+// Inside, AR/AW, R and B travel as weft_axi_*_t structs (rtl/common/weft_axi_types.svh); the
+// flat m_axi_* ports are converted here.
 `include "weft_assert.svh"
+`include "weft_axi_types.svh"
 `include "weft_dma_types.svh"
 
 module weft_dma #(
@@ -125,6 +128,27 @@ module weft_dma #(
   if (NumWin < 1) begin : g_bad_win
     `WEFT_ELAB_ERROR("weft_dma: NumWin must be >= 1")
   end
+  if (IdW < 1 || IdW > 8) begin : g_bad_id
+    `WEFT_ELAB_ERROR("weft_dma: IdW must be in 1..8")
+  end
+
+  // ---------------------------------------------------------------- flat AXI4 ports <-> structs
+  weft_axi_ax_t ar, aw;
+  weft_axi_r_t  r;
+  weft_axi_b_t  b;
+
+  assign {m_axi_arid, m_axi_araddr, m_axi_arlen, m_axi_arsize, m_axi_arburst, m_axi_arcache,
+          m_axi_arprot} = {ar.id[IdW-1:0], ar.addr[AddrW-1:0], ar.len, ar.size, ar.burst,
+                           ar.cache, ar.prot};
+  assign {m_axi_awid, m_axi_awaddr, m_axi_awlen, m_axi_awsize, m_axi_awburst, m_axi_awcache,
+          m_axi_awprot} = {aw.id[IdW-1:0], aw.addr[AddrW-1:0], aw.len, aw.size, aw.burst,
+                           aw.cache, aw.prot};
+  assign r = {8'(m_axi_rid), m_axi_rresp, m_axi_rlast};
+  assign b = {8'(m_axi_bid), m_axi_bresp};
+
+  // The id and address bits above IdW / AddrW are 0 (weft_dma_ax).
+  logic unused_ax;
+  assign unused_ax = ^{ar.id, ar.addr, aw.id, aw.addr};
 
   logic [NumRd-1:0]      rchk_valid, rchk_rsp;
   logic [NumRd*ReqW-1:0] rchk_req;
@@ -180,21 +204,13 @@ module weft_dma #(
     .chk_req_o       (rchk_req),
     .chk_rsp_i       (rchk_rsp),
     .chk_err_i       (chk_err),
-    .m_axi_arvalid,
-    .m_axi_arready,
-    .m_axi_arid,
-    .m_axi_araddr,
-    .m_axi_arlen,
-    .m_axi_arsize,
-    .m_axi_arburst,
-    .m_axi_arcache,
-    .m_axi_arprot,
-    .m_axi_rvalid,
-    .m_axi_rready,
-    .m_axi_rid,
-    .m_axi_rdata,
-    .m_axi_rresp,
-    .m_axi_rlast,
+    .ar_valid_o      (m_axi_arvalid),
+    .ar_ready_i      (m_axi_arready),
+    .ar_o            (ar),
+    .r_valid_i       (m_axi_rvalid),
+    .r_ready_o       (m_axi_rready),
+    .r_i             (r),
+    .r_data_i        (m_axi_rdata),
     .busy_o          (rd_busy),
     .stat_rd_beat_o,
     .stat_rd_stall_o
@@ -224,24 +240,17 @@ module weft_dma #(
     .chk_req_o       (wchk_req),
     .chk_rsp_i       (wchk_rsp),
     .chk_err_i       (chk_err),
-    .m_axi_awvalid,
-    .m_axi_awready,
-    .m_axi_awid,
-    .m_axi_awaddr,
-    .m_axi_awlen,
-    .m_axi_awsize,
-    .m_axi_awburst,
-    .m_axi_awcache,
-    .m_axi_awprot,
-    .m_axi_wvalid,
-    .m_axi_wready,
-    .m_axi_wdata,
-    .m_axi_wstrb,
-    .m_axi_wlast,
-    .m_axi_bvalid,
-    .m_axi_bready,
-    .m_axi_bid,
-    .m_axi_bresp,
+    .aw_valid_o      (m_axi_awvalid),
+    .aw_ready_i      (m_axi_awready),
+    .aw_o            (aw),
+    .w_valid_o       (m_axi_wvalid),
+    .w_ready_i       (m_axi_wready),
+    .w_data_o        (m_axi_wdata),
+    .w_strb_o        (m_axi_wstrb),
+    .w_last_o        (m_axi_wlast),
+    .b_valid_i       (m_axi_bvalid),
+    .b_ready_o       (m_axi_bready),
+    .b_i             (b),
     .busy_o          (wr_busy),
     .stat_wr_beat_o,
     .stat_wr_bytes_o,

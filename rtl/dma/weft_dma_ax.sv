@@ -1,6 +1,6 @@
 // weft_dma_ax: the AXI4 address issue of weft_dma, one per direction (AR in weft_dma_rd, AW in
 // weft_dma_wr): round robin between the channels' next bursts into one registered address slot
-// (the ax_* outputs come straight from flops).
+// (ax_valid_o and ax_o come straight from flops).
 //
 // Channel i offers a burst on burst_valid_i[i] (address, length in beats 1..MaxBurst, sent as
 // AXLEN = beats - 1). A burst can be taken when ok_i (the caller has room for one more burst)
@@ -9,8 +9,10 @@
 // channels that can go, weft_rr_pick chooses one per cycle: burst_pop_o (one-hot) takes it,
 // pop_idx_o names its channel, ax_load_o says it entered the slot (ID = channel).
 // Every burst is INCR of full bus words, normal non-cacheable bufferable, unprivileged
-// non-secure data.
+// non-secure data. The slot is one weft_axi_ax_t (rtl/common/weft_axi_types.svh): the low AddrW
+// address bits and IdW id bits, the rest 0.
 `include "weft_assert.svh"
+`include "weft_axi_types.svh"
 
 module weft_dma_ax #(
   parameter int  N        = 2,
@@ -35,17 +37,14 @@ module weft_dma_ax #(
   // AXI4 address channel
   output logic              ax_valid_o,
   input  logic              ax_ready_i,
-  output logic [IdW-1:0]    ax_id_o,
-  output logic [AddrW-1:0]  ax_addr_o,
-  output logic [7:0]        ax_len_o,
-  output logic [2:0]        ax_size_o,
-  output logic [1:0]        ax_burst_o,
-  output logic [3:0]        ax_cache_o,
-  output logic [2:0]        ax_prot_o
+  output weft_axi_ax_t      ax_o
 );
 
   if (N < 1 || N > (1 << IdW)) begin : g_bad_n
     `WEFT_ELAB_ERROR("weft_dma_ax: N must be in 1..2^IdW")
+  end
+  if (IdW < 1 || IdW > 8 || AddrW < 1 || AddrW > 64) begin : g_bad_w
+    `WEFT_ELAB_ERROR("weft_dma_ax: IdW must be in 1..8 and AddrW in 1..64 (weft_axi_ax_t)")
   end
 
   logic             valid_q, valid_d;
@@ -106,13 +105,16 @@ module weft_dma_ax #(
   end
 
   assign ax_valid_o = valid_q;
-  assign ax_id_o    = id_q;
-  assign ax_addr_o  = addr_q;
-  assign ax_len_o   = len_q;
-  assign ax_size_o  = 3'($clog2(BusBytes));
-  assign ax_burst_o = 2'b01;    // INCR
-  assign ax_cache_o = 4'b0011;  // normal, non-cacheable, bufferable
-  assign ax_prot_o  = 3'b010;   // unprivileged, non-secure, data
+  always_comb begin : p_ax
+    ax_o       = '0;
+    ax_o.id    = 8'(id_q);
+    ax_o.addr  = 64'(addr_q);
+    ax_o.len   = len_q;
+    ax_o.size  = 3'($clog2(BusBytes));
+    ax_o.burst = 2'b01;    // INCR
+    ax_o.cache = 4'b0011;  // normal, non-cacheable, bufferable
+    ax_o.prot  = 3'b010;   // unprivileged, non-secure, data
+  end
 
 `ifndef SYNTHESIS
   weft_hs_checker #(.Width(IdW + AddrW + 8)) u_ax_check (
@@ -121,7 +123,7 @@ module weft_dma_ax #(
     .flush_i (1'b0),
     .valid_i (ax_valid_o),
     .ready_i (ax_ready_i),
-    .data_i  ({ax_id_o, ax_addr_o, ax_len_o})
+    .data_i  ({id_q, addr_q, len_q})
   );
 `endif
 

@@ -1,14 +1,17 @@
 // weft_dma_rd: the read side of weft_dma: NumRd read clients, the AR stage and the R stage.
 //
-// AR stage: one registered AR slot (m_axi_ar* come straight from flops). Whenever the slot is
+// AR stage: one registered AR slot (ar_valid_o and ar_o come from flops). Whenever the slot is
 // empty or being accepted, it loads the next burst of a client, round robin between clients,
 // provided fewer than MaxRdOut bursts are outstanding (loaded and not yet finished by their
 // RLAST beat), so up to MaxRdOut bursts of all clients overlap the memory latency. Client i uses
 // ARID = i; AXI keeps the beats of one ID in order, so each client's data arrives in order while
 // beats of different clients may interleave.
-// R stage: a spill register (m_axi_rready is a flop), then each beat goes to the client its RID
+// R stage: a spill register (r_ready_o is a flop), then each beat goes to the client its RID
 // names: shown on rd_valid_o[i] with the shared rd_data_o / rd_last_o, or dropped after an error.
+// The bus side is AR as one weft_axi_ax_t and R as one weft_axi_r_t beside its data
+// (rtl/common/weft_axi_types.svh); weft_dma converts them to its flat m_axi_* ports.
 `include "weft_assert.svh"
+`include "weft_axi_types.svh"
 `include "weft_dma_types.svh"
 
 module weft_dma_rd #(
@@ -39,21 +42,13 @@ module weft_dma_rd #(
   input  logic [NumRd-1:0]     chk_rsp_i,
   input  logic [7:0]           chk_err_i,
   // AXI4 read address / data
-  output logic                 m_axi_arvalid,
-  input  logic                 m_axi_arready,
-  output logic [IdW-1:0]       m_axi_arid,
-  output logic [AddrW-1:0]     m_axi_araddr,
-  output logic [7:0]           m_axi_arlen,
-  output logic [2:0]           m_axi_arsize,
-  output logic [1:0]           m_axi_arburst,
-  output logic [3:0]           m_axi_arcache,
-  output logic [2:0]           m_axi_arprot,
-  input  logic                 m_axi_rvalid,
-  output logic                 m_axi_rready,
-  input  logic [IdW-1:0]       m_axi_rid,
-  input  logic [DataW-1:0]     m_axi_rdata,
-  input  logic [1:0]           m_axi_rresp,
-  input  logic                 m_axi_rlast,
+  output logic                 ar_valid_o,
+  input  logic                 ar_ready_i,
+  output weft_axi_ax_t         ar_o,
+  input  logic                 r_valid_i,
+  output logic                 r_ready_o,
+  input  weft_axi_r_t          r_i,
+  input  logic [DataW-1:0]     r_data_i,
   // status
   output logic                 busy_o,
   output logic                 stat_rd_beat_o,
@@ -64,7 +59,7 @@ module weft_dma_rd #(
   localparam int LenW     = $clog2(MaxBurst + 1);
   localparam int SelW     = (NumRd > 1) ? $clog2(NumRd) : 1;
   localparam int OutW     = $clog2(MaxRdOut + 1);
-  localparam int RW       = IdW + 2 + 1 + DataW;
+  localparam int RW       = $bits(weft_axi_r_t'('0)) + DataW;
 
   if (NumRd < 1 || NumRd > (1 << IdW)) begin : g_bad_num
     `WEFT_ELAB_ERROR("weft_dma_rd: NumRd must be in 1..2^IdW")
@@ -79,13 +74,12 @@ module weft_dma_rd #(
   logic [NumRd*LenW-1:0] b_len;
   logic [NumRd-1:0]      beat_valid, beat_ready, ch_last, ch_busy;
 
-  logic             r_valid, r_ready, r_last;
-  logic [IdW-1:0]   r_id;
-  logic [1:0]       r_resp;
+  logic             r_valid, r_ready;
+  weft_axi_r_t      r;
   logic [DataW-1:0] r_data;
 
   for (genvar i = 0; i < NumRd; i++) begin : g_ch
-    assign beat_valid[i] = r_valid && (r_id == IdW'(i));
+    assign beat_valid[i] = r_valid && (r.id == 8'(i));
 
     weft_dma_rd_ch #(
       .BusBytes (BusBytes),
@@ -107,8 +101,8 @@ module weft_dma_rd #(
       .burst_len_o     (b_len[i*LenW +: LenW]),
       .beat_valid_i    (beat_valid[i]),
       .beat_ready_o    (beat_ready[i]),
-      .beat_resp_i     (r_resp),
-      .beat_last_i     (r_last),
+      .beat_resp_i     (r.resp),
+      .beat_last_i     (r.last),
       .rd_valid_o      (rd_valid_o[i]),
       .rd_ready_i      (rd_ready_i[i]),
       .rd_last_o       (ch_last[i]),
@@ -143,21 +137,15 @@ module weft_dma_rd #(
     .burst_pop_o   (b_pop),
     .pop_idx_o     (pick),
     .ax_load_o     (load),
-    .ax_valid_o    (m_axi_arvalid),
-    .ax_ready_i    (m_axi_arready),
-    .ax_id_o       (m_axi_arid),
-    .ax_addr_o     (m_axi_araddr),
-    .ax_len_o      (m_axi_arlen),
-    .ax_size_o     (m_axi_arsize),
-    .ax_burst_o    (m_axi_arburst),
-    .ax_cache_o    (m_axi_arcache),
-    .ax_prot_o     (m_axi_arprot)
+    .ax_valid_o    (ar_valid_o),
+    .ax_ready_i    (ar_ready_i),
+    .ax_o          (ar_o)
   );
 
   logic unused_pick;
   assign unused_pick = ^pick;
 
-  assign rlast_done = r_valid && r_ready && r_last;
+  assign rlast_done = r_valid && r_ready && r.last;
 
   always_comb begin : p_out
     out_d = out_q;
@@ -176,15 +164,15 @@ module weft_dma_rd #(
   weft_spill_register #(.Width(RW)) u_r_spill (
     .clk_i,
     .rst_ni,
-    .in_valid_i  (m_axi_rvalid),
-    .in_ready_o  (m_axi_rready),
-    .in_data_i   ({m_axi_rid, m_axi_rresp, m_axi_rlast, m_axi_rdata}),
+    .in_valid_i  (r_valid_i),
+    .in_ready_o  (r_ready_o),
+    .in_data_i   ({r_i, r_data_i}),
     .out_valid_o (r_valid),
     .out_ready_i (r_ready),
     .out_data_o  (r_packed)
   );
 
-  assign {r_id, r_resp, r_last, r_data} = r_packed;
+  assign {r, r_data} = r_packed;
 
   logic id_ok;
   always_comb begin : p_route
@@ -192,7 +180,7 @@ module weft_dma_rd #(
     rd_last_o = 1'b0;
     id_ok     = 1'b0;
     for (int i = 0; i < NumRd; i++) begin
-      if (r_id == IdW'(i)) begin
+      if (r.id == 8'(i)) begin
         id_ok     = 1'b1;
         r_ready   = beat_ready[i];
         rd_last_o = ch_last[i];
@@ -203,9 +191,9 @@ module weft_dma_rd #(
 
   assign rd_data_o = r_data;
 
-  assign stat_rd_beat_o  = m_axi_rvalid && m_axi_rready;
-  assign stat_rd_stall_o = (m_axi_arvalid && !m_axi_arready) ||
-                           (out_q != '0 && !(m_axi_rvalid && m_axi_rready));
+  assign stat_rd_beat_o  = r_valid_i && r_ready_o;
+  assign stat_rd_stall_o = (ar_valid_o && !ar_ready_i) ||
+                           (out_q != '0 && !(r_valid_i && r_ready_o));
 
 `ifndef SYNTHESIS
   for (genvar i = 0; i < NumRd; i++) begin : g_rd_check
@@ -222,7 +210,7 @@ module weft_dma_rd #(
   always @(posedge clk_i or negedge rst_ni) begin : p_check
     if (rst_ni) begin
       if (r_valid) begin
-        assert (id_ok) else $error("%m: R beat with unknown RID %0d", r_id);
+        assert (id_ok) else $error("%m: R beat with unknown RID %0d", r.id);
       end
       if (rlast_done) begin
         assert (out_q != '0) else $error("%m: RLAST with no burst outstanding");

@@ -1,15 +1,18 @@
 // weft_dma_wr: the write side of weft_dma: NumWr write clients, the issue stage, AW, W and B.
 //
 // Issue stage: each cycle, round robin between clients, one burst leaves a client's generator:
-// into the registered AW slot (m_axi_aw* come straight from flops) and, with its client, length
+// into the registered AW slot (aw_valid_o and aw_o come from flops) and, with its client, length
 // and row-end flag, into the W order queue (WrQueue entries). After an error a client's bursts
 // only enter the W order queue, marked "drop". AW may thus run up to WrQueue bursts ahead of W.
 // W stage: the burst at the head of the W order queue takes its beats from its client
 // (wr_ready_o), sets the strobes (all ones, or the row's tail mask on a row's last beat) and
-// WLAST, and sends them through a spill register (m_axi_wvalid is a flop); drop bursts take the
+// WLAST, and sends them through a spill register (w_valid_o is a flop); drop bursts take the
 // beats and discard them. W follows AW order, as AXI4 requires.
 // B stage: always ready; BID = client. Client i uses AWID = i.
+// The bus side is AW as one weft_axi_ax_t, W as data, strobes and last, B as one weft_axi_b_t
+// (rtl/common/weft_axi_types.svh); weft_dma converts them to its flat m_axi_* ports.
 `include "weft_assert.svh"
+`include "weft_axi_types.svh"
 `include "weft_dma_types.svh"
 
 module weft_dma_wr #(
@@ -43,24 +46,17 @@ module weft_dma_wr #(
   input  logic [NumWr-1:0]      chk_rsp_i,
   input  logic [7:0]            chk_err_i,
   // AXI4 write address / data / response
-  output logic                  m_axi_awvalid,
-  input  logic                  m_axi_awready,
-  output logic [IdW-1:0]        m_axi_awid,
-  output logic [AddrW-1:0]      m_axi_awaddr,
-  output logic [7:0]            m_axi_awlen,
-  output logic [2:0]            m_axi_awsize,
-  output logic [1:0]            m_axi_awburst,
-  output logic [3:0]            m_axi_awcache,
-  output logic [2:0]            m_axi_awprot,
-  output logic                  m_axi_wvalid,
-  input  logic                  m_axi_wready,
-  output logic [DataW-1:0]      m_axi_wdata,
-  output logic [BusBytes-1:0]   m_axi_wstrb,
-  output logic                  m_axi_wlast,
-  input  logic                  m_axi_bvalid,
-  output logic                  m_axi_bready,
-  input  logic [IdW-1:0]        m_axi_bid,
-  input  logic [1:0]            m_axi_bresp,
+  output logic                  aw_valid_o,
+  input  logic                  aw_ready_i,
+  output weft_axi_ax_t          aw_o,
+  output logic                  w_valid_o,
+  input  logic                  w_ready_i,
+  output logic [DataW-1:0]      w_data_o,
+  output logic [BusBytes-1:0]   w_strb_o,
+  output logic                  w_last_o,
+  input  logic                  b_valid_i,
+  output logic                  b_ready_o,
+  input  weft_axi_b_t           b_i,
   // status
   output logic                  busy_o,
   output logic                  stat_wr_beat_o,
@@ -87,7 +83,7 @@ module weft_dma_wr #(
   logic [NumWr*BusBytes-1:0] tail_strb;
 
   for (genvar i = 0; i < NumWr; i++) begin : g_ch
-    assign bch_valid[i] = m_axi_bvalid && (m_axi_bid == IdW'(i));
+    assign bch_valid[i] = b_valid_i && (b_i.id == 8'(i));
 
     weft_dma_wr_ch #(
       .BusBytes (BusBytes),
@@ -114,7 +110,7 @@ module weft_dma_wr #(
       .tail_strb_o     (tail_strb[i*BusBytes +: BusBytes]),
       .w_done_i        (w_done[i]),
       .b_valid_i       (bch_valid[i]),
-      .b_resp_i        (m_axi_bresp),
+      .b_resp_i        (b_i.resp),
       .done_valid_o    (wr_done_valid_o[i]),
       .done_err_o      (wr_done_err_o[i*8 +: 8]),
       .done_addr_o     (wr_done_addr_o[i*64 +: 64]),
@@ -151,15 +147,9 @@ module weft_dma_wr #(
     .burst_pop_o   (b_pop),
     .pop_idx_o     (pick),
     .ax_load_o     (aw_load),
-    .ax_valid_o    (m_axi_awvalid),
-    .ax_ready_i    (m_axi_awready),
-    .ax_id_o       (m_axi_awid),
-    .ax_addr_o     (m_axi_awaddr),
-    .ax_len_o      (m_axi_awlen),
-    .ax_size_o     (m_axi_awsize),
-    .ax_burst_o    (m_axi_awburst),
-    .ax_cache_o    (m_axi_awcache),
-    .ax_prot_o     (m_axi_awprot)
+    .ax_valid_o    (aw_valid_o),
+    .ax_ready_i    (aw_ready_i),
+    .ax_o          (aw_o)
   );
 
   assign load = |b_pop;
@@ -172,7 +162,7 @@ module weft_dma_wr #(
   end
 
   logic b_any;
-  assign b_any = m_axi_bvalid && m_axi_bready;
+  assign b_any = b_valid_i && b_ready_o;
 
   always_comb begin : p_aw_out
     aw_out_d = aw_out_q;
@@ -259,26 +249,26 @@ module weft_dma_wr #(
     .in_valid_i  (ws_in_valid),
     .in_ready_o  (ws_in_ready),
     .in_data_i   ({cl_data, strb, last_beat}),
-    .out_valid_o (m_axi_wvalid),
-    .out_ready_i (m_axi_wready),
+    .out_valid_o (w_valid_o),
+    .out_ready_i (w_ready_i),
     .out_data_o  (ws_out)
   );
-  assign {m_axi_wdata, m_axi_wstrb, m_axi_wlast} = ws_out;
+  assign {w_data_o, w_strb_o, w_last_o} = ws_out;
 
   // ---------------------------------------------------------------------------- B stage
-  assign m_axi_bready = 1'b1;
+  assign b_ready_o = 1'b1;
 
   // ---------------------------------------------------------------------------- status
   logic [BytesW-1:0] nbytes;
   always_comb begin : p_popcount
     nbytes = '0;
-    for (int b = 0; b < BusBytes; b++) nbytes = nbytes + BytesW'(m_axi_wstrb[b]);
+    for (int b = 0; b < BusBytes; b++) nbytes = nbytes + BytesW'(w_strb_o[b]);
   end
-  assign stat_wr_beat_o  = m_axi_wvalid && m_axi_wready;
+  assign stat_wr_beat_o  = w_valid_o && w_ready_i;
   assign stat_wr_bytes_o = stat_wr_beat_o ? nbytes : '0;
   // W offered and refused, or nothing left to send but B responses awaited.
-  assign stat_wr_stall_o = (m_axi_wvalid && !m_axi_wready) ||
-                           (!m_axi_wvalid && !wq_valid && aw_out_q != '0);
+  assign stat_wr_stall_o = (w_valid_o && !w_ready_i) ||
+                           (!w_valid_o && !wq_valid && aw_out_q != '0);
 
   logic unused_usage;
   assign unused_usage = ^wq_usage;
@@ -297,8 +287,8 @@ module weft_dma_wr #(
 
   always @(posedge clk_i or negedge rst_ni) begin : p_check
     if (rst_ni) begin
-      if (m_axi_bvalid) begin
-        assert (32'(m_axi_bid) < NumWr) else $error("%m: B with unknown BID %0d", m_axi_bid);
+      if (b_valid_i) begin
+        assert (32'(b_i.id) < NumWr) else $error("%m: B with unknown BID %0d", b_i.id);
         assert (aw_out_q != '0) else $error("%m: B with no burst outstanding");
       end
     end

@@ -4,7 +4,7 @@
 // interrupt.
 //
 //   rx_* ─▶ rx parser ─┬─ completions ─────────▶ weft_pcie_rd (tags, reassembly, R) ◀─ AR ─┐
-//                      └─ BAR0 MRd/MWr, bad ones ─▶ BAR unit ─▶ m_axil_* (offsets 0x000-0xFFF)
+//                      └─ BAR0 MRd/MWr, bad ones ─▶ BAR unit ─▶ axil_req_o (offsets 0x000-0xFFF)
 //                                                   │  └─ link registers (0x1000-0x103C)
 //   tx_* ◀─ spill register ◀─ TLP mux: BAR completion > MSI > MWr / MRd (alternating)
 //              ▲ Cpl/CplD (BAR unit)  ▲ MSI MWr (irq_i rising edge)  ▲ weft_pcie_wr ◀─ AW/W/B
@@ -20,7 +20,11 @@
 // first beat it offered waits), so TLPs never interleave and an offered beat never changes; every TLP reaches tx_* in the order the mux took them (one FIFO order).
 // weft_pcie_wr returns B only after its burst's last beat entered the mux, so an MSI caused by
 // the device's last write can never overtake that write.
+// The AXI4 slave's AR/AW, R and B are weft_axi_*_t structs and the AXI4-Lite master one
+// weft_axil_req_t / weft_axil_rsp_t pair (rtl/common/weft_axi_types.svh; IDs IdW bits wide, the
+// higher ones 0); weft_pcie_top converts weft_top's flat m_axi_* / s_axil_* to them.
 `include "weft_assert.svh"
+`include "weft_axi_types.svh"
 
 module weft_pcie_ep #(
   parameter int          NumTags    = 32,
@@ -47,59 +51,27 @@ module weft_pcie_ep #(
   output logic            tx_eop,
   output logic [127:0]    tx_data,
   // AXI4-Lite master to the device registers
-  output logic            m_axil_awvalid,
-  input  logic            m_axil_awready,
-  output logic [11:0]     m_axil_awaddr,
-  output logic [2:0]      m_axil_awprot,
-  output logic            m_axil_wvalid,
-  input  logic            m_axil_wready,
-  output logic [31:0]     m_axil_wdata,
-  output logic [3:0]      m_axil_wstrb,
-  input  logic            m_axil_bvalid,
-  output logic            m_axil_bready,
-  input  logic [1:0]      m_axil_bresp,
-  output logic            m_axil_arvalid,
-  input  logic            m_axil_arready,
-  output logic [11:0]     m_axil_araddr,
-  output logic [2:0]      m_axil_arprot,
-  input  logic            m_axil_rvalid,
-  output logic            m_axil_rready,
-  input  logic [31:0]     m_axil_rdata,
-  input  logic [1:0]      m_axil_rresp,
+  output weft_axil_req_t  axil_req_o,
+  input  weft_axil_rsp_t  axil_rsp_i,
   // AXI4 slave for the device's host-memory master (128-bit data, 64-bit addresses)
-  input  logic            s_axi_awvalid,
-  output logic            s_axi_awready,
-  input  logic [IdW-1:0]  s_axi_awid,
-  input  logic [63:0]     s_axi_awaddr,
-  input  logic [7:0]      s_axi_awlen,
-  input  logic [2:0]      s_axi_awsize,
-  input  logic [1:0]      s_axi_awburst,
-  input  logic [3:0]      s_axi_awcache,
-  input  logic [2:0]      s_axi_awprot,
-  input  logic            s_axi_wvalid,
-  output logic            s_axi_wready,
-  input  logic [127:0]    s_axi_wdata,
-  input  logic [15:0]     s_axi_wstrb,
-  input  logic            s_axi_wlast,
-  output logic            s_axi_bvalid,
-  input  logic            s_axi_bready,
-  output logic [IdW-1:0]  s_axi_bid,
-  output logic [1:0]      s_axi_bresp,
-  input  logic            s_axi_arvalid,
-  output logic            s_axi_arready,
-  input  logic [IdW-1:0]  s_axi_arid,
-  input  logic [63:0]     s_axi_araddr,
-  input  logic [7:0]      s_axi_arlen,
-  input  logic [2:0]      s_axi_arsize,
-  input  logic [1:0]      s_axi_arburst,
-  input  logic [3:0]      s_axi_arcache,
-  input  logic [2:0]      s_axi_arprot,
-  output logic            s_axi_rvalid,
-  input  logic            s_axi_rready,
-  output logic [IdW-1:0]  s_axi_rid,
-  output logic [127:0]    s_axi_rdata,
-  output logic [1:0]      s_axi_rresp,
-  output logic            s_axi_rlast,
+  input  logic            axi_aw_valid_i,
+  output logic            axi_aw_ready_o,
+  input  weft_axi_ax_t    axi_aw_i,
+  input  logic            axi_w_valid_i,
+  output logic            axi_w_ready_o,
+  input  logic [127:0]    axi_w_data_i,
+  input  logic [15:0]     axi_w_strb_i,
+  input  logic            axi_w_last_i,
+  output logic            axi_b_valid_o,
+  input  logic            axi_b_ready_i,
+  output weft_axi_b_t     axi_b_o,
+  input  logic            axi_ar_valid_i,
+  output logic            axi_ar_ready_o,
+  input  weft_axi_ax_t    axi_ar_i,
+  output logic            axi_r_valid_o,
+  input  logic            axi_r_ready_i,
+  output weft_axi_r_t     axi_r_o,
+  output logic [127:0]    axi_r_data_o,
   // device interrupt (level)
   input  logic            irq_i
 );
@@ -129,6 +101,7 @@ module weft_pcie_ep #(
   logic [CntW-1:0] tags_free;
   logic            rd_err_valid, rd_cpl_bad;
   logic [3:0]      rd_err_code;
+  logic [IdW-1:0]  wr_bid;
   logic [7:0]      rd_err_tag;
   logic [63:0]     rd_err_addr;
 
@@ -140,26 +113,26 @@ module weft_pcie_ep #(
   ) u_wr (
     .clk_i,
     .rst_ni,
-    .awvalid_i  (s_axi_awvalid),
-    .awready_o  (s_axi_awready),
-    .awid_i     (s_axi_awid),
-    .awaddr_i   (s_axi_awaddr),
-    .awlen_i    (s_axi_awlen),
-    .wvalid_i   (s_axi_wvalid),
-    .wready_o   (s_axi_wready),
-    .wdata_i    (s_axi_wdata),
-    .wstrb_i    (s_axi_wstrb),
-    .wlast_i    (s_axi_wlast),
-    .bvalid_o   (s_axi_bvalid),
-    .bready_i   (s_axi_bready),
-    .bid_o      (s_axi_bid),
+    .awvalid_i  (axi_aw_valid_i),
+    .awready_o  (axi_aw_ready_o),
+    .awid_i     (axi_aw_i.id[IdW-1:0]),
+    .awaddr_i   (axi_aw_i.addr),
+    .awlen_i    (axi_aw_i.len),
+    .wvalid_i   (axi_w_valid_i),
+    .wready_o   (axi_w_ready_o),
+    .wdata_i    (axi_w_data_i),
+    .wstrb_i    (axi_w_strb_i),
+    .wlast_i    (axi_w_last_i),
+    .bvalid_o   (axi_b_valid_o),
+    .bready_i   (axi_b_ready_i),
+    .bid_o      (wr_bid),
     .tx_valid_o (wr_tx_valid),
     .tx_ready_i (wr_tx_ready),
     .tx_sop_o   (wr_tx_sop),
     .tx_eop_o   (wr_tx_eop),
     .tx_data_o  (wr_tx_data)
   );
-  assign s_axi_bresp = 2'b00;
+  assign axi_b_o = {8'(wr_bid), 2'b00};
 
   weft_pcie_rd #(
     .NumTags    (NumTags),
@@ -169,17 +142,13 @@ module weft_pcie_ep #(
   ) u_rd (
     .clk_i,
     .rst_ni,
-    .arvalid_i     (s_axi_arvalid),
-    .arready_o     (s_axi_arready),
-    .arid_i        (s_axi_arid),
-    .araddr_i      (s_axi_araddr),
-    .arlen_i       (s_axi_arlen),
-    .rvalid_o      (s_axi_rvalid),
-    .rready_i      (s_axi_rready),
-    .rid_o         (s_axi_rid),
-    .rdata_o       (s_axi_rdata),
-    .rresp_o       (s_axi_rresp),
-    .rlast_o       (s_axi_rlast),
+    .ar_valid_i    (axi_ar_valid_i),
+    .ar_ready_o    (axi_ar_ready_o),
+    .ar_i          (axi_ar_i),
+    .r_valid_o     (axi_r_valid_o),
+    .r_ready_i     (axi_r_ready_i),
+    .r_o           (axi_r_o),
+    .r_data_o      (axi_r_data_o),
     .tx_valid_o    (rd_tx_valid),
     .tx_ready_i    (rd_tx_ready),
     .tx_data_o     (rd_tx_data),
@@ -327,11 +296,11 @@ module weft_pcie_ep #(
     q_status_d     = q_status_q;
     q_rdata_d      = q_rdata_q;
     lk_wr          = 1'b0;
-    m_axil_awvalid = 1'b0;
-    m_axil_wvalid  = 1'b0;
-    m_axil_bready  = 1'b0;
-    m_axil_arvalid = 1'b0;
-    m_axil_rready  = 1'b0;
+    axil_req_o         = '0;  // valids and readies low; prot 000
+    axil_req_o.aw_addr = {q_off_q[11:2], 2'b00};
+    axil_req_o.ar_addr = {q_off_q[11:2], 2'b00};
+    axil_req_o.w_data  = q_wdata_q;
+    axil_req_o.w_strb  = q_be_q;
     unique case (bar_q)
       BIdle: if (bar_go) bar_d = BDispatch;
       BDispatch: begin
@@ -349,23 +318,23 @@ module weft_pcie_ep #(
       end
       BAxiW: begin
         // awvalid and wvalid together; both stay up until both were taken (tracked by aw_done_q)
-        m_axil_awvalid = !aw_done_q;
-        m_axil_wvalid  = !w_done_q;
-        if ((aw_done_q || m_axil_awready) && (w_done_q || m_axil_wready)) bar_d = BAxiB;
+        axil_req_o.aw_valid = !aw_done_q;
+        axil_req_o.w_valid  = !w_done_q;
+        if ((aw_done_q || axil_rsp_i.aw_ready) && (w_done_q || axil_rsp_i.w_ready)) bar_d = BAxiB;
       end
       BAxiB: begin
-        m_axil_bready = 1'b1;
-        if (m_axil_bvalid) bar_d = BIdle;
+        axil_req_o.b_ready = 1'b1;
+        if (axil_rsp_i.b_valid) bar_d = BIdle;
       end
       BAxiAr: begin
-        m_axil_arvalid = 1'b1;
-        if (m_axil_arready) bar_d = BAxiR;
+        axil_req_o.ar_valid = 1'b1;
+        if (axil_rsp_i.ar_ready) bar_d = BAxiR;
       end
       BAxiR: begin
-        m_axil_rready = 1'b1;
-        if (m_axil_rvalid) begin
-          q_rdata_d  = m_axil_rdata;
-          q_status_d = (m_axil_rresp == 2'b00) ? 3'b000 : 3'b100;
+        axil_req_o.r_ready = 1'b1;
+        if (axil_rsp_i.r_valid) begin
+          q_rdata_d  = axil_rsp_i.r_data;
+          q_status_d = (axil_rsp_i.r_resp == 2'b00) ? 3'b000 : 3'b100;
           bar_d      = BCplHdr;
         end
       end
@@ -399,20 +368,14 @@ module weft_pcie_ep #(
     aw_done_d = aw_done_q;
     w_done_d  = w_done_q;
     if (bar_q == BAxiW) begin
-      if (m_axil_awvalid && m_axil_awready) aw_done_d = 1'b1;
-      if (m_axil_wvalid && m_axil_wready)   w_done_d  = 1'b1;
+      if (axil_req_o.aw_valid && axil_rsp_i.aw_ready) aw_done_d = 1'b1;
+      if (axil_req_o.w_valid && axil_rsp_i.w_ready)   w_done_d  = 1'b1;
     end else begin
       aw_done_d = 1'b0;
       w_done_d  = 1'b0;
     end
   end
 
-  assign m_axil_awaddr = {q_off_q[11:2], 2'b00};
-  assign m_axil_araddr = {q_off_q[11:2], 2'b00};
-  assign m_axil_awprot = 3'b000;
-  assign m_axil_arprot = 3'b000;
-  assign m_axil_wdata  = q_wdata_q;
-  assign m_axil_wstrb  = q_be_q;
 
   // ---------------------------------------------------------------- MSI
   logic       irq_q;
@@ -625,8 +588,7 @@ module weft_pcie_ep #(
   end
 
   logic unused_bits;
-  assign unused_bits = ^{s_axi_awsize, s_axi_awburst, s_axi_awcache, s_axi_awprot, s_axi_arsize,
-                         s_axi_arburst, s_axi_arcache, s_axi_arprot, m_axil_bresp, h_off[63:13],
-                         q_off_q[11:8]};
+  assign unused_bits = ^{axi_aw_i.id, axi_aw_i.size, axi_aw_i.burst, axi_aw_i.cache,
+                         axi_aw_i.prot, axil_rsp_i.b_resp, h_off[63:13], q_off_q[11:8]};
 
 endmodule

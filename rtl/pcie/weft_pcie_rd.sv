@@ -19,7 +19,10 @@
 // a payload whose eop is not where Length puts it leaves its request to time out.
 // Requests are 16-byte aligned whole beats, so every completion split at the 64-byte read
 // completion boundary covers whole beats; one that does not is malformed.
+// AR comes as one weft_axi_ax_t, R leaves as one weft_axi_r_t beside its data
+// (rtl/common/weft_axi_types.svh); IDs are IdW bits wide (the higher ones 0).
 `include "weft_assert.svh"
+`include "weft_axi_types.svh"
 
 module weft_pcie_rd #(
   parameter int          NumTags    = 32,
@@ -31,18 +34,14 @@ module weft_pcie_rd #(
 ) (
   input  logic            clk_i,
   input  logic            rst_ni,
-  // AXI4 read slave (128-bit data)
-  input  logic            arvalid_i,
-  output logic            arready_o,
-  input  logic [IdW-1:0]  arid_i,
-  input  logic [63:0]     araddr_i,
-  input  logic [7:0]      arlen_i,
-  output logic            rvalid_o,
-  input  logic            rready_i,
-  output logic [IdW-1:0]  rid_o,
-  output logic [127:0]    rdata_o,
-  output logic [1:0]      rresp_o,
-  output logic            rlast_o,
+  // AXI4 read slave (128-bit data; size, burst, cache and prot are not looked at)
+  input  logic            ar_valid_i,
+  output logic            ar_ready_o,
+  input  weft_axi_ax_t    ar_i,
+  output logic            r_valid_o,
+  input  logic            r_ready_i,
+  output weft_axi_r_t     r_o,
+  output logic [127:0]    r_data_o,
   // MRd TLP source (one beat each)
   output logic            tx_valid_o,
   input  logic            tx_ready_i,
@@ -62,6 +61,9 @@ module weft_pcie_rd #(
   output logic            cpl_bad_o        // a malformed / unexpected completion (one cycle)
 );
 
+  if (IdW < 1 || IdW > 8) begin : g_bad_id
+    `WEFT_ELAB_ERROR("weft_pcie_rd: IdW must be in 1..8")
+  end
   if (NumTags < 2 || NumTags > 256 || (NumTags & (NumTags - 1)) != 0) begin : g_bad_tags
     `WEFT_ELAB_ERROR("weft_pcie_rd: NumTags must be a power of two in 2..256")
   end
@@ -115,7 +117,7 @@ module weft_pcie_rd #(
   logic             alloc;
   logic [TagW-1:0]  ti;
 
-  assign arready_o = !ar_valid_q;
+  assign ar_ready_o = !ar_valid_q;
 
   always_comb begin : p_tag_pick
     found = 1'b0;
@@ -149,11 +151,11 @@ module weft_pcie_rd #(
     ar_rem_d   = ar_rem_q;
     ar_id_d    = ar_id_q;
     tptr_d     = tptr_q;
-    if (arvalid_i && arready_o) begin
+    if (ar_valid_i && ar_ready_o) begin
       ar_valid_d = 1'b1;
-      ar_addr_d  = {araddr_i[63:4], 4'b0};
-      ar_rem_d   = (ByteW'(arlen_i) + 1'b1) << 4;
-      ar_id_d    = arid_i;
+      ar_addr_d  = {ar_i.addr[63:4], 4'b0};
+      ar_rem_d   = (ByteW'(ar_i.len) + 1'b1) << 4;
+      ar_id_d    = ar_i.id[IdW-1:0];
     end
     if (alloc) begin
       ar_addr_d = ar_addr_q + 64'(chunk);
@@ -353,12 +355,14 @@ module weft_pcie_rd #(
     .in_valid_i  (p1_q),
     .in_ready_o  (rf_in_ready),
     .in_data_i   (rf_in),
-    .out_valid_o (rvalid_o),
-    .out_ready_i (rready_i),
+    .out_valid_o (r_valid_o),
+    .out_ready_i (r_ready_i),
     .out_data_o  (rf_out),
     .usage_o     (rf_usage)
   );
-  assign {rdata_o, rresp_o, rlast_o, rid_o} = rf_out;
+  logic [IdW-1:0] rf_id;
+  assign {r_data_o, r_o.resp, r_o.last, rf_id} = rf_out;
+  assign r_o.id = 8'(rf_id);
 
   // ---------------------------------------------------------------- tag / slot bookkeeping
   always_comb begin : p_book
@@ -472,7 +476,8 @@ module weft_pcie_rd #(
   assign cpl_bad_o   = bad;
 
   logic unused_bits;
-  assign unused_bits = ^{araddr_i[3:0], c_fmt[2], c_fmt[0], rf_in_ready, p_drop_q, c_done[ByteW-1:7]};
+  assign unused_bits = ^{ar_i.addr[3:0], ar_i.id, ar_i.size, ar_i.burst, ar_i.cache, ar_i.prot,
+                         c_fmt[2], c_fmt[0], rf_in_ready, p_drop_q, c_done[ByteW-1:7]};
 
 `ifndef SYNTHESIS
   // The R FIFO never overflows (store reads are issued only with room for them).

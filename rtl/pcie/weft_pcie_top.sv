@@ -2,7 +2,10 @@
 // weft_pcie_ep + weft_top. Only the clock, the reset and the two TLP streams leave it: BAR0
 // reaches the registers, the device's host-memory traffic becomes MRd/MWr TLPs, its interrupt
 // an MSI. Every weft_top parameter is passed through; the link parameters go to weft_pcie_ep.
+// weft_top's flat m_axi_* and s_axil_* ports meet weft_pcie_ep's weft_axi_*_t and
+// weft_axil_req_t / weft_axil_rsp_t structs here (rtl/common/weft_axi_types.svh).
 `include "weft_assert.svh"
+`include "weft_axi_types.svh"
 
 module weft_pcie_top #(
   parameter int          Rows          = 16,
@@ -44,28 +47,26 @@ module weft_pcie_top #(
   output logic [127:0] tx_data
 );
 
-  if (DataW != 128 || AddrW != 64) begin : g_bad_bus
-    `WEFT_ELAB_ERROR("weft_pcie_top: the endpoint needs DataW = 128 and AddrW = 64")
+  if (DataW != 128 || AddrW != 64 || IdW < 1 || IdW > 8) begin : g_bad_bus
+    `WEFT_ELAB_ERROR("weft_pcie_top: the endpoint needs DataW = 128, AddrW = 64 and IdW <= 8")
   end
 
-  logic            axil_awvalid, axil_awready, axil_wvalid, axil_wready, axil_bvalid, axil_bready;
-  logic            axil_arvalid, axil_arready, axil_rvalid, axil_rready;
-  logic [11:0]     axil_awaddr, axil_araddr;
-  logic [2:0]      axil_awprot, axil_arprot;
-  logic [31:0]     axil_wdata, axil_rdata;
-  logic [3:0]      axil_wstrb;
-  logic [1:0]      axil_bresp, axil_rresp;
+  weft_axil_req_t  axil_req;
+  weft_axil_rsp_t  axil_rsp;
   logic            awvalid, awready, wvalid, wready, wlast, bvalid, bready;
-  logic            arvalid, arready, rvalid, rready, rlast;
-  logic [IdW-1:0]  awid, bid, arid, rid;
-  logic [63:0]     awaddr, araddr;
-  logic [7:0]      awlen, arlen;
-  logic [2:0]      awsize, awprot, arsize, arprot;
-  logic [1:0]      awburst, arburst, bresp, rresp;
-  logic [3:0]      awcache, arcache;
+  logic            arvalid, arready, rvalid, rready;
+  logic [IdW-1:0]  awid, arid;
+  weft_axi_ax_t    aw, ar;
+  weft_axi_b_t     b;
+  weft_axi_r_t     r;
   logic [127:0]    wdata, rdata;
   logic [15:0]     wstrb;
   logic            irq;
+
+  assign aw.id = 8'(awid);
+  assign ar.id = 8'(arid);
+  logic unused_id;
+  assign unused_id = ^{b.id, r.id};  // IdW bits used, the higher ones 0
 
   weft_pcie_ep #(
     .NumTags    (NumTags),
@@ -89,58 +90,26 @@ module weft_pcie_top #(
     .tx_sop,
     .tx_eop,
     .tx_data,
-    .m_axil_awvalid (axil_awvalid),
-    .m_axil_awready (axil_awready),
-    .m_axil_awaddr  (axil_awaddr),
-    .m_axil_awprot  (axil_awprot),
-    .m_axil_wvalid  (axil_wvalid),
-    .m_axil_wready  (axil_wready),
-    .m_axil_wdata   (axil_wdata),
-    .m_axil_wstrb   (axil_wstrb),
-    .m_axil_bvalid  (axil_bvalid),
-    .m_axil_bready  (axil_bready),
-    .m_axil_bresp   (axil_bresp),
-    .m_axil_arvalid (axil_arvalid),
-    .m_axil_arready (axil_arready),
-    .m_axil_araddr  (axil_araddr),
-    .m_axil_arprot  (axil_arprot),
-    .m_axil_rvalid  (axil_rvalid),
-    .m_axil_rready  (axil_rready),
-    .m_axil_rdata   (axil_rdata),
-    .m_axil_rresp   (axil_rresp),
-    .s_axi_awvalid  (awvalid),
-    .s_axi_awready  (awready),
-    .s_axi_awid     (awid),
-    .s_axi_awaddr   (awaddr),
-    .s_axi_awlen    (awlen),
-    .s_axi_awsize   (awsize),
-    .s_axi_awburst  (awburst),
-    .s_axi_awcache  (awcache),
-    .s_axi_awprot   (awprot),
-    .s_axi_wvalid   (wvalid),
-    .s_axi_wready   (wready),
-    .s_axi_wdata    (wdata),
-    .s_axi_wstrb    (wstrb),
-    .s_axi_wlast    (wlast),
-    .s_axi_bvalid   (bvalid),
-    .s_axi_bready   (bready),
-    .s_axi_bid      (bid),
-    .s_axi_bresp    (bresp),
-    .s_axi_arvalid  (arvalid),
-    .s_axi_arready  (arready),
-    .s_axi_arid     (arid),
-    .s_axi_araddr   (araddr),
-    .s_axi_arlen    (arlen),
-    .s_axi_arsize   (arsize),
-    .s_axi_arburst  (arburst),
-    .s_axi_arcache  (arcache),
-    .s_axi_arprot   (arprot),
-    .s_axi_rvalid   (rvalid),
-    .s_axi_rready   (rready),
-    .s_axi_rid      (rid),
-    .s_axi_rdata    (rdata),
-    .s_axi_rresp    (rresp),
-    .s_axi_rlast    (rlast),
+    .axil_req_o     (axil_req),
+    .axil_rsp_i     (axil_rsp),
+    .axi_aw_valid_i (awvalid),
+    .axi_aw_ready_o (awready),
+    .axi_aw_i       (aw),
+    .axi_w_valid_i  (wvalid),
+    .axi_w_ready_o  (wready),
+    .axi_w_data_i   (wdata),
+    .axi_w_strb_i   (wstrb),
+    .axi_w_last_i   (wlast),
+    .axi_b_valid_o  (bvalid),
+    .axi_b_ready_i  (bready),
+    .axi_b_o        (b),
+    .axi_ar_valid_i (arvalid),
+    .axi_ar_ready_o (arready),
+    .axi_ar_i       (ar),
+    .axi_r_valid_o  (rvalid),
+    .axi_r_ready_i  (rready),
+    .axi_r_o        (r),
+    .axi_r_data_o   (rdata),
     .irq_i          (irq)
   );
 
@@ -165,34 +134,34 @@ module weft_pcie_top #(
   ) u_top (
     .clk_i,
     .rst_ni,
-    .s_axil_awvalid (axil_awvalid),
-    .s_axil_awready (axil_awready),
-    .s_axil_awaddr  (axil_awaddr),
-    .s_axil_awprot  (axil_awprot),
-    .s_axil_wvalid  (axil_wvalid),
-    .s_axil_wready  (axil_wready),
-    .s_axil_wdata   (axil_wdata),
-    .s_axil_wstrb   (axil_wstrb),
-    .s_axil_bvalid  (axil_bvalid),
-    .s_axil_bready  (axil_bready),
-    .s_axil_bresp   (axil_bresp),
-    .s_axil_arvalid (axil_arvalid),
-    .s_axil_arready (axil_arready),
-    .s_axil_araddr  (axil_araddr),
-    .s_axil_arprot  (axil_arprot),
-    .s_axil_rvalid  (axil_rvalid),
-    .s_axil_rready  (axil_rready),
-    .s_axil_rdata   (axil_rdata),
-    .s_axil_rresp   (axil_rresp),
+    .s_axil_awvalid (axil_req.aw_valid),
+    .s_axil_awready (axil_rsp.aw_ready),
+    .s_axil_awaddr  (axil_req.aw_addr),
+    .s_axil_awprot  (axil_req.aw_prot),
+    .s_axil_wvalid  (axil_req.w_valid),
+    .s_axil_wready  (axil_rsp.w_ready),
+    .s_axil_wdata   (axil_req.w_data),
+    .s_axil_wstrb   (axil_req.w_strb),
+    .s_axil_bvalid  (axil_rsp.b_valid),
+    .s_axil_bready  (axil_req.b_ready),
+    .s_axil_bresp   (axil_rsp.b_resp),
+    .s_axil_arvalid (axil_req.ar_valid),
+    .s_axil_arready (axil_rsp.ar_ready),
+    .s_axil_araddr  (axil_req.ar_addr),
+    .s_axil_arprot  (axil_req.ar_prot),
+    .s_axil_rvalid  (axil_rsp.r_valid),
+    .s_axil_rready  (axil_req.r_ready),
+    .s_axil_rdata   (axil_rsp.r_data),
+    .s_axil_rresp   (axil_rsp.r_resp),
     .m_axi_awvalid  (awvalid),
     .m_axi_awready  (awready),
     .m_axi_awid     (awid),
-    .m_axi_awaddr   (awaddr),
-    .m_axi_awlen    (awlen),
-    .m_axi_awsize   (awsize),
-    .m_axi_awburst  (awburst),
-    .m_axi_awcache  (awcache),
-    .m_axi_awprot   (awprot),
+    .m_axi_awaddr   (aw.addr),
+    .m_axi_awlen    (aw.len),
+    .m_axi_awsize   (aw.size),
+    .m_axi_awburst  (aw.burst),
+    .m_axi_awcache  (aw.cache),
+    .m_axi_awprot   (aw.prot),
     .m_axi_wvalid   (wvalid),
     .m_axi_wready   (wready),
     .m_axi_wdata    (wdata),
@@ -200,23 +169,23 @@ module weft_pcie_top #(
     .m_axi_wlast    (wlast),
     .m_axi_bvalid   (bvalid),
     .m_axi_bready   (bready),
-    .m_axi_bid      (bid),
-    .m_axi_bresp    (bresp),
+    .m_axi_bid      (b.id[IdW-1:0]),
+    .m_axi_bresp    (b.resp),
     .m_axi_arvalid  (arvalid),
     .m_axi_arready  (arready),
     .m_axi_arid     (arid),
-    .m_axi_araddr   (araddr),
-    .m_axi_arlen    (arlen),
-    .m_axi_arsize   (arsize),
-    .m_axi_arburst  (arburst),
-    .m_axi_arcache  (arcache),
-    .m_axi_arprot   (arprot),
+    .m_axi_araddr   (ar.addr),
+    .m_axi_arlen    (ar.len),
+    .m_axi_arsize   (ar.size),
+    .m_axi_arburst  (ar.burst),
+    .m_axi_arcache  (ar.cache),
+    .m_axi_arprot   (ar.prot),
     .m_axi_rvalid   (rvalid),
     .m_axi_rready   (rready),
-    .m_axi_rid      (rid),
+    .m_axi_rid      (r.id[IdW-1:0]),
     .m_axi_rdata    (rdata),
-    .m_axi_rresp    (rresp),
-    .m_axi_rlast    (rlast),
+    .m_axi_rresp    (r.resp),
+    .m_axi_rlast    (r.last),
     .irq_o          (irq)
   );
 

@@ -6,6 +6,8 @@
 // barrier, or a fault with its code and tval (docs/simt-model.md "Errors"). Loads and DIV/REM
 // only have their checks and address here: the load/store unit and the shared divider produce
 // their results later (we_o is low for them).
+`include "weft_simt_types.svh"
+
 module weft_simt_lane #(
   parameter int DmemBytes = 65536
 ) (
@@ -36,36 +38,15 @@ module weft_simt_lane #(
   localparam logic [7:0] ErrEcall        = 8'd9;
   localparam logic [31:0] SyscallExit    = 32'd93;
 
-  logic        illegal, is_lui, is_auipc, is_jal, is_jalr, is_branch, is_load, is_store, is_alu;
-  logic        is_mul, is_div, is_ecall, is_ebreak, is_csr, csr_barrier;
-  logic        uses_rs1, uses_rs2, writes_rd;
-  logic [31:0] imm;
+  weft_simt_dec_t dec;
 
   weft_simt_decode u_dec (
-    .insn_i        (insn_i),
-    .illegal_o     (illegal),
-    .is_lui_o      (is_lui),
-    .is_auipc_o    (is_auipc),
-    .is_jal_o      (is_jal),
-    .is_jalr_o     (is_jalr),
-    .is_branch_o   (is_branch),
-    .is_load_o     (is_load),
-    .is_store_o    (is_store),
-    .is_alu_o      (is_alu),
-    .is_mul_o      (is_mul),
-    .is_div_o      (is_div),
-    .is_ecall_o    (is_ecall),
-    .is_ebreak_o   (is_ebreak),
-    .is_csr_o      (is_csr),
-    .csr_barrier_o (csr_barrier),
-    .imm_o         (imm),
-    .uses_rs1_o    (uses_rs1),
-    .uses_rs2_o    (uses_rs2),
-    .writes_rd_o   (writes_rd)
+    .insn_i (insn_i),
+    .dec_o  (dec)
   );
 
-  logic        unused_dec;
-  assign unused_dec = uses_rs1 ^ uses_rs2 ^ is_div;
+  logic unused_dec;
+  assign unused_dec = dec.uses_rs1 ^ dec.uses_rs2 ^ dec.is_div;
 
   logic [2:0]  f3;
   logic        op_reg;   // OP (register-register) rather than OP-IMM
@@ -81,7 +62,7 @@ module weft_simt_lane #(
 
   assign f3     = insn_i[14:12];
   assign op_reg = insn_i[5];
-  assign op2    = op_reg ? b_i : imm;
+  assign op2    = op_reg ? b_i : dec.imm;
   assign shamt  = op2[4:0];
 
   // RV32I OP-IMM / OP (ISA 2.4).
@@ -120,8 +101,8 @@ module weft_simt_lane #(
     endcase
   end
 
-  assign target   = is_jalr ? ((a_i + imm) & ~32'd1) : pc_i + imm;
-  assign addr_o   = a_i + imm;
+  assign target   = dec.is_jalr ? ((a_i + dec.imm) & ~32'd1) : pc_i + dec.imm;
+  assign addr_o   = a_i + dec.imm;
   assign end_addr = {1'b0, addr_o} + 33'({f3[1], f3[0] & !f3[1], !f3[1] & !f3[0]});
   assign misaligned = (f3[0] && addr_o[0]) || (f3[1] && (addr_o[1:0] != 2'b00));
 
@@ -134,44 +115,44 @@ module weft_simt_lane #(
     fault_o      = 1'b0;
     fault_code_o = 8'd0;
     fault_tval_o = 32'd0;
-    if (illegal) begin
+    if (dec.illegal) begin
       fault_o      = 1'b1;
       fault_code_o = ErrIllegal;
       fault_tval_o = insn_i;
-    end else if (is_lui || is_auipc) begin
+    end else if (dec.is_lui || dec.is_auipc) begin
       we_o    = 1'b1;
-      wdata_o = is_lui ? imm : pc_i + imm;
-    end else if (is_jal || is_jalr || (is_branch && taken)) begin
+      wdata_o = dec.is_lui ? dec.imm : pc_i + dec.imm;
+    end else if (dec.is_jal || dec.is_jalr || (dec.is_branch && taken)) begin
       if (target[1:0] != 2'b00) begin  // reported at the jump, rd not written (ISA 2.5)
         fault_o      = 1'b1;
         fault_code_o = ErrFetchAlign;
         fault_tval_o = target;
       end else begin
-        we_o      = !is_branch;
+        we_o      = !dec.is_branch;
         wdata_o   = pc_i + 32'd4;
         next_pc_o = target;
       end
-    end else if (is_alu) begin
+    end else if (dec.is_alu) begin
       we_o    = 1'b1;
       wdata_o = alu;
-    end else if (is_mul) begin
+    end else if (dec.is_mul) begin
       we_o    = 1'b1;
       wdata_o = mulres;
-    end else if (is_load || is_store) begin
+    end else if (dec.is_load || dec.is_store) begin
       if (misaligned) begin
         fault_o      = 1'b1;
-        fault_code_o = is_load ? ErrLoadAlign : ErrStoreAlign;
+        fault_code_o = dec.is_load ? ErrLoadAlign : ErrStoreAlign;
         fault_tval_o = addr_o;
       end else if (end_addr > 33'(DmemBytes)) begin
         fault_o      = 1'b1;
-        fault_code_o = is_load ? ErrLoadRange : ErrStoreRange;
+        fault_code_o = dec.is_load ? ErrLoadRange : ErrStoreRange;
         fault_tval_o = addr_o;
       end
-    end else if (is_csr) begin
+    end else if (dec.is_csr) begin
       we_o      = 1'b1;
       wdata_o   = (insn_i[31:20] == 12'h8C0) ? 32'd0 : csr_val_i;  // the barrier CSR reads 0
-      barrier_o = csr_barrier;
-    end else if (is_ecall) begin
+      barrier_o = dec.csr_barrier;
+    end else if (dec.is_ecall) begin
       if (a_i == SyscallExit) begin
         exit_o = 1'b1;
       end else begin
@@ -179,13 +160,13 @@ module weft_simt_lane #(
         fault_code_o = ErrEcall;
         fault_tval_o = a_i;
       end
-    end else if (is_ebreak) begin
+    end else if (dec.is_ebreak) begin
       fault_o      = 1'b1;
       fault_code_o = ErrBreakpoint;
       fault_tval_o = pc_i;
     end
     // FENCE and (not taken) branches: nothing but pc + 4. DIV/REM: the divider writes rd.
-    if (!writes_rd) we_o = 1'b0;
+    if (!dec.writes_rd) we_o = 1'b0;
   end
 
 endmodule

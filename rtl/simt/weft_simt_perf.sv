@@ -8,7 +8,9 @@
 // warp waits after a replay on the divider's side (div), else on the LSU's (mem); else, with
 // runnable warps, the ready ones all have an instruction in the pipeline (pipe); else, with
 // threads waiting at the barrier, barrier; else pipe (the last instructions drain).
-// issued_o also feeds the issue limit (weft_simt_launch).
+// perf_o.issued also feeds the issue limit (weft_simt_launch).
+`include "weft_simt_types.svh"
+
 module weft_simt_perf #(
   parameter int  Warps   = 4,
   parameter int  Threads = 8,
@@ -31,15 +33,7 @@ module weft_simt_perf #(
   input  logic               commit_i,
   input  logic [WarpW-1:0]   commit_warp_i,
   input  logic [Threads-1:0] commit_mask_i,
-  output logic [31:0]        cycles_o,
-  output logic [31:0]        issued_o,
-  output logic [31:0]        active_o,
-  output logic [31:0]        stall_pipe_o,
-  output logic [31:0]        stall_div_o,
-  output logic [31:0]        stall_mem_o,
-  output logic [31:0]        stall_barrier_o,
-  output logic [31:0]        replays_o,
-  output logic [31:0]        barriers_o,
+  output weft_simt_perf_t    perf_o,
   input  logic [WarpW-1:0]   dbg_warp_i,
   output logic [31:0]        dbg_warp_issues_o,
   output logic [31:0]        dbg_warp_active_o
@@ -47,16 +41,8 @@ module weft_simt_perf #(
 
   // The counters of one launch: cleared together at launch_i, held after the launch.
   typedef struct packed {
-    logic [31:0]         cycles;
-    logic [31:0]         issued;
-    logic [31:0]         active;
-    logic [31:0]         stall_pipe;
-    logic [31:0]         stall_div;
-    logic [31:0]         stall_mem;
-    logic [31:0]         stall_barrier;
-    logic [31:0]         replays;
-    logic [31:0]         barriers;
-    logic [Warps*32-1:0] warp_issues;
+    weft_simt_perf_t     sum;          // the whole launch
+    logic [Warps*32-1:0] warp_issues;  // per warp
     logic [Warps*32-1:0] warp_active;
   } counters_t;
   counters_t cnt_q, cnt_d;
@@ -69,31 +55,31 @@ module weft_simt_perf #(
     end
 
     cnt_d = cnt_q;
-    if (replay_i) cnt_d.replays = cnt_q.replays + 32'd1;
-    if (barrier_release_i) cnt_d.barriers = cnt_q.barriers + 32'd1;
+    if (replay_i) cnt_d.sum.replays = cnt_q.sum.replays + 32'd1;
+    if (barrier_release_i) cnt_d.sum.barriers = cnt_q.sum.barriers + 32'd1;
     if (commit_i) begin
-      cnt_d.issued = cnt_q.issued + 32'd1;
-      cnt_d.active = cnt_q.active + num_active;
+      cnt_d.sum.issued = cnt_q.sum.issued + 32'd1;
+      cnt_d.sum.active = cnt_q.sum.active + num_active;
       cnt_d.warp_issues[32*commit_warp_i +: 32] = cnt_q.warp_issues[32*commit_warp_i +: 32] + 32'd1;
       cnt_d.warp_active[32*commit_warp_i +: 32] = cnt_q.warp_active[32*commit_warp_i +: 32] +
                                                   num_active;
     end
     // Why nothing issued this cycle.
     if (running_i) begin
-      cnt_d.cycles = cnt_q.cycles + 32'd1;
+      cnt_d.sum.cycles = cnt_q.sum.cycles + 32'd1;
       if (!issue_i && !error_i) begin
         if (|warp_runnable_i) begin
           if (|(warp_runnable_i & warp_blocked_i & warp_waits_div_i)) begin
-            cnt_d.stall_div = cnt_q.stall_div + 32'd1;
+            cnt_d.sum.stall_div = cnt_q.sum.stall_div + 32'd1;
           end else if (|(warp_runnable_i & warp_blocked_i & ~warp_waits_div_i)) begin
-            cnt_d.stall_mem = cnt_q.stall_mem + 32'd1;
+            cnt_d.sum.stall_mem = cnt_q.sum.stall_mem + 32'd1;
           end else begin
-            cnt_d.stall_pipe = cnt_q.stall_pipe + 32'd1;
+            cnt_d.sum.stall_pipe = cnt_q.sum.stall_pipe + 32'd1;
           end
         end else if (|(thread_at_barrier_i & ~thread_exited_i)) begin
-          cnt_d.stall_barrier = cnt_q.stall_barrier + 32'd1;
+          cnt_d.sum.stall_barrier = cnt_q.sum.stall_barrier + 32'd1;
         end else begin
-          cnt_d.stall_pipe = cnt_q.stall_pipe + 32'd1;
+          cnt_d.sum.stall_pipe = cnt_q.sum.stall_pipe + 32'd1;
         end
       end
     end
@@ -105,15 +91,7 @@ module weft_simt_perf #(
     else         cnt_q <= cnt_d;
   end
 
-  assign cycles_o          = cnt_q.cycles;
-  assign issued_o          = cnt_q.issued;
-  assign active_o          = cnt_q.active;
-  assign stall_pipe_o      = cnt_q.stall_pipe;
-  assign stall_div_o       = cnt_q.stall_div;
-  assign stall_mem_o       = cnt_q.stall_mem;
-  assign stall_barrier_o   = cnt_q.stall_barrier;
-  assign replays_o         = cnt_q.replays;
-  assign barriers_o        = cnt_q.barriers;
+  assign perf_o            = cnt_q.sum;
   assign dbg_warp_issues_o = cnt_q.warp_issues[32*dbg_warp_i +: 32];
   assign dbg_warp_active_o = cnt_q.warp_active[32*dbg_warp_i +: 32];
 

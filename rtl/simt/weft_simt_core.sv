@@ -110,9 +110,18 @@ module weft_simt_core #(
   logic                  rr_valid, replay;
   logic [WarpW-1:0]      rr_warp;
   weft_simt_rr_t         rr_check;  // what the scoreboard checks
-  logic                  ex_valid_q;
-  logic [WarpW-1:0]      ex_warp_q;
-  logic [31:0]           ex_insn_q;
+  // EX: the instruction that left RR and its operands (the stage registers, reset together).
+  typedef struct packed {
+    logic                  valid;
+    logic [WarpW-1:0]      warp;
+    logic [31:0]           pc;
+    logic [Threads-1:0]    mask;
+    logic [1:0]            fetch_fault;
+    logic [31:0]           insn;
+    logic [Threads*32-1:0] rs1;
+    logic [Threads*32-1:0] rs2;
+  } ex_stage_t;
+  ex_stage_t             ex_q, ex_d;
   logic                  wb_valid, commit, fault;
   logic [WarpW-1:0]      wb_warp;
   logic [Threads-1:0]    wb_mask;
@@ -141,7 +150,7 @@ module weft_simt_core #(
   end
 
   assign issuing = running && !error;
-  assign drained = !rr_valid && !ex_valid_q && !wb_valid && !div_busy && !lsu_busy;
+  assign drained = !rr_valid && !ex_q.valid && !wb_valid && !div_busy && !lsu_busy;
 
   weft_simt_launch #(
     .Warps   (Warps),
@@ -170,8 +179,8 @@ module weft_simt_core #(
     .rr_rs2_i         (rr_check.rs2),
     .rr_rs1_launch_o  (rr_rs1_launch),
     .rr_rs2_launch_o  (rr_rs2_launch),
-    .ex_warp_i        (ex_warp_q),
-    .ex_csr_sel_i     (ex_insn_q[22:20]),
+    .ex_warp_i        (ex_q.warp),
+    .ex_csr_sel_i     (ex_q.insn[22:20]),
     .ex_csr_o         (ex_csr)
   );
 
@@ -348,31 +357,20 @@ module weft_simt_core #(
   // ---------------------------------------------------------------------------------------------
   // EX: the lanes (results registered into WB)
   // ---------------------------------------------------------------------------------------------
-  logic [31:0]           ex_pc_q;
-  logic [Threads-1:0]    ex_mask_q;
-  logic [1:0]            ex_fetch_fault_q;
-  logic [Threads*32-1:0] ex_rs1_q, ex_rs2_q;
+  always_comb begin : p_ex_next
+    ex_d.valid       = rr_valid && !replay;
+    ex_d.warp        = rr_warp;
+    ex_d.pc          = rr_pc;
+    ex_d.mask        = rr_mask;
+    ex_d.fetch_fault = rr_fetch_fault;
+    ex_d.insn        = rr_insn;
+    ex_d.rs1         = rr_rs1_val;
+    ex_d.rs2         = rr_rs2_val;
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_ex
-    if (!rst_ni) begin
-      ex_valid_q       <= 1'b0;
-      ex_warp_q        <= '0;
-      ex_pc_q          <= '0;
-      ex_mask_q        <= '0;
-      ex_fetch_fault_q <= '0;
-      ex_insn_q        <= '0;
-      ex_rs1_q         <= '0;
-      ex_rs2_q         <= '0;
-    end else begin
-      ex_valid_q       <= rr_valid && !replay;
-      ex_warp_q        <= rr_warp;
-      ex_pc_q          <= rr_pc;
-      ex_mask_q        <= rr_mask;
-      ex_fetch_fault_q <= rr_fetch_fault;
-      ex_insn_q        <= rr_insn;
-      ex_rs1_q         <= rr_rs1_val;
-      ex_rs2_q         <= rr_rs2_val;
-    end
+    if (!rst_ni) ex_q <= '0;
+    else         ex_q <= ex_d;
   end
 
   // EX-stage decode (unit hand-off): the instruction as WB and the units need it.
@@ -380,14 +378,14 @@ module weft_simt_core #(
   weft_simt_wb_t  ex_insn;
 
   weft_simt_decode u_ex_dec (
-    .insn_i (ex_insn_q),
+    .insn_i (ex_q.insn),
     .dec_o  (ex_dec)
   );
 
-  assign ex_insn.pc          = ex_pc_q;
-  assign ex_insn.funct3      = ex_insn_q[14:12];
-  assign ex_insn.rd          = ex_insn_q[11:7];
-  assign ex_insn.fetch_fault = ex_fetch_fault_q;
+  assign ex_insn.pc          = ex_q.pc;
+  assign ex_insn.funct3      = ex_q.insn[14:12];
+  assign ex_insn.rd          = ex_q.insn[11:7];
+  assign ex_insn.fetch_fault = ex_q.fetch_fault;
   assign ex_insn.div         = ex_dec.is_div;
   assign ex_insn.load        = ex_dec.is_load;
   assign ex_insn.store       = ex_dec.is_store;
@@ -398,9 +396,9 @@ module weft_simt_core #(
                        ex_dec.is_ecall, ex_dec.is_ebreak, ex_dec.is_csr, ex_dec.csr_barrier,
                        ex_dec.imm, ex_dec.uses_rs1, ex_dec.uses_rs2, ex_dec.writes_rd};
 
-  assign ex_to_div = ex_valid_q && ex_insn.fetch_fault == 2'b00 && ex_insn.div &&
+  assign ex_to_div = ex_q.valid && ex_insn.fetch_fault == 2'b00 && ex_insn.div &&
                      ex_insn.rd != 5'd0;
-  assign ex_to_lsu = ex_valid_q && ex_insn.fetch_fault == 2'b00 &&
+  assign ex_to_lsu = ex_q.valid && ex_insn.fetch_fault == 2'b00 &&
                      (ex_insn.store || (ex_insn.load && ex_insn.rd != 5'd0));
 
   logic [Threads-1:0]    lane_we, lane_exit, lane_barrier, lane_fault;
@@ -411,10 +409,10 @@ module weft_simt_core #(
     weft_simt_lane #(
       .DmemBytes (DmemBytes)
     ) u_lane (
-      .insn_i       (ex_insn_q),
-      .pc_i         (ex_pc_q),
-      .a_i          (ex_rs1_q[32*l +: 32]),
-      .b_i          (ex_rs2_q[32*l +: 32]),
+      .insn_i       (ex_q.insn),
+      .pc_i         (ex_q.pc),
+      .a_i          (ex_q.rs1[32*l +: 32]),
+      .b_i          (ex_q.rs2[32*l +: 32]),
       .csr_val_i    (ex_csr[32*l +: 32]),
       .we_o         (lane_we[l]),
       .wdata_o      (lane_wdata[32*l +: 32]),
@@ -441,12 +439,12 @@ module weft_simt_core #(
   ) u_commit (
     .clk_i,
     .rst_ni,
-    .ex_valid_i        (ex_valid_q),
-    .ex_warp_i         (ex_warp_q),
-    .ex_mask_i         (ex_mask_q),
+    .ex_valid_i        (ex_q.valid),
+    .ex_warp_i         (ex_q.warp),
+    .ex_mask_i         (ex_q.mask),
     .ex_insn_i         (ex_insn),
-    .ex_rs1_i          (ex_rs1_q),
-    .ex_rs2_i          (ex_rs2_q),
+    .ex_rs1_i          (ex_q.rs1),
+    .ex_rs2_i          (ex_q.rs2),
     .lane_we_i         (lane_we),
     .lane_wdata_i      (lane_wdata),
     .lane_next_pc_i    (lane_next_pc),

@@ -43,6 +43,20 @@ typedef struct packed {
   logic       mem;           // load or store
 } weft_simt_rr_t;
 
+// weft_simt_lane -> WB (weft_simt_commit): what one thread's execution produced. The lanes of a
+// warp travel as a flat vector, lane l at [l*W +: W], W = $bits(weft_simt_lane_res_t'('0)).
+typedef struct packed {
+  logic        we;           // rd (if not x0) takes wdata now
+  logic [31:0] wdata;
+  logic [31:0] next_pc;
+  logic [31:0] addr;         // load/store address
+  logic        exit;         // ECALL exit (a7 = 93): the exit code is rs2 (a0)
+  logic        barrier;      // a write to the barrier CSR
+  logic        fault;
+  logic [7:0]  fault_code;   // docs/simt-model.md error code
+  logic [31:0] fault_tval;
+} weft_simt_lane_res_t;
+
 // EX -> WB (weft_simt_commit): the instruction as the units and the fault check need it (its
 // warp, active mask and per-lane values travel beside it).
 typedef struct packed {

@@ -18,52 +18,45 @@ module weft_simt_commit #(
   parameter int  Warps   = 4,
   parameter int  Threads = 8,
   localparam int WarpW   = (Warps > 1) ? $clog2(Warps) : 1,
-  localparam int LaneW   = (Threads > 1) ? $clog2(Threads) : 1
+  localparam int LaneW   = (Threads > 1) ? $clog2(Threads) : 1,
+  localparam int ResW    = $bits(weft_simt_lane_res_t'('0))
 ) (
-  input  logic                  clk_i,
-  input  logic                  rst_ni,
+  input  logic                    clk_i,
+  input  logic                    rst_ni,
   // EX: the instruction and its lanes' results.
-  input  logic                  ex_valid_i,
-  input  logic [WarpW-1:0]      ex_warp_i,
-  input  logic [Threads-1:0]    ex_mask_i,
-  input  weft_simt_wb_t         ex_insn_i,
-  input  logic [Threads*32-1:0] ex_rs1_i,
-  input  logic [Threads*32-1:0] ex_rs2_i,
-  input  logic [Threads-1:0]    lane_we_i,
-  input  logic [Threads*32-1:0] lane_wdata_i,
-  input  logic [Threads*32-1:0] lane_next_pc_i,
-  input  logic [Threads*32-1:0] lane_addr_i,
-  input  logic [Threads-1:0]    lane_exit_i,
-  input  logic [Threads-1:0]    lane_barrier_i,
-  input  logic [Threads-1:0]    lane_fault_i,
-  input  logic [Threads*8-1:0]  lane_fault_code_i,
-  input  logic [Threads*32-1:0] lane_fault_tval_i,
-  input  logic                  error_i,          // an earlier error stopped the launch
-  input  logic                  step_limit_i,     // the issue limit is reached
+  input  logic                    ex_valid_i,
+  input  logic [WarpW-1:0]        ex_warp_i,
+  input  logic [Threads-1:0]      ex_mask_i,
+  input  weft_simt_wb_t           ex_insn_i,
+  input  logic [Threads*32-1:0]   ex_rs1_i,
+  input  logic [Threads*32-1:0]   ex_rs2_i,
+  input  logic [Threads*ResW-1:0] lane_res_i,    // lane l at [l*ResW +: ResW]
+  input  logic                    error_i,       // an earlier error stopped the launch
+  input  logic                    step_limit_i,  // the issue limit is reached
   // WB: the instruction here.
-  output logic                  valid_o,
-  output logic [WarpW-1:0]      warp_o,
-  output logic [Threads-1:0]    mask_o,
-  output weft_simt_wb_t         insn_o,
-  output logic [Threads*32-1:0] rs1_o,            // operands (divider, LSU store data, exit code)
-  output logic [Threads*32-1:0] rs2_o,
-  output logic [Threads*32-1:0] addr_o,           // load/store addresses
-  output logic [Threads*32-1:0] next_pc_o,
-  output logic [Threads-1:0]    exit_o,
-  output logic [Threads-1:0]    barrier_o,
-  output logic                  to_div_o,         // it will start the divider ...
-  output logic                  to_lsu_o,         // ... the LSU, if it commits
+  output logic                    valid_o,
+  output logic [WarpW-1:0]        warp_o,
+  output logic [Threads-1:0]      mask_o,
+  output weft_simt_wb_t           insn_o,
+  output logic [Threads*32-1:0]   rs1_o,         // operands (divider, LSU store data, exit code)
+  output logic [Threads*32-1:0]   rs2_o,
+  output logic [Threads*32-1:0]   addr_o,        // load/store addresses
+  output logic [Threads*32-1:0]   next_pc_o,
+  output logic [Threads-1:0]      exit_o,
+  output logic [Threads-1:0]      barrier_o,
+  output logic                    to_div_o,      // it will start the divider ...
+  output logic                    to_lsu_o,      // ... the LSU, if it commits
   // Fault or commit.
-  output logic                  fault_o,
-  output weft_simt_fault_t      fault_info_o,
-  output logic [LaneW-1:0]      fault_lane_o,
-  output logic                  commit_o,
-  output logic                  div_start_o,
-  output logic                  lsu_start_o,
-  output logic                  load_start_o,     // an LSU start that is a load (rd pending)
-  output logic                  rf_we_o,          // register file write port: insn_o.rd, ...
-  output logic [Threads-1:0]    rf_mask_o,
-  output logic [Threads*32-1:0] rf_data_o
+  output logic                    fault_o,
+  output weft_simt_fault_t        fault_info_o,
+  output logic [LaneW-1:0]        fault_lane_o,
+  output logic                    commit_o,
+  output logic                    div_start_o,
+  output logic                    lsu_start_o,
+  output logic                    load_start_o,  // an LSU start that is a load (rd pending)
+  output logic                    rf_we_o,       // register file write port: insn_o.rd, ...
+  output logic [Threads-1:0]      rf_mask_o,
+  output logic [Threads*32-1:0]   rf_data_o
 );
 
   // docs/simt-model.md error codes.
@@ -72,10 +65,8 @@ module weft_simt_commit #(
   localparam logic [7:0] ErrStepLimit  = 8'd10;
 
   // The stage registers (data flops without reset).
-  logic                  valid_q;
-  logic [Threads-1:0]    we_q, fault_q;
-  logic [Threads*32-1:0] tval_q;
-  logic [Threads*8-1:0]  code_q;
+  logic                    valid_q;
+  logic [Threads*ResW-1:0] res_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_valid
     if (!rst_ni) valid_q <= 1'b0;
@@ -88,15 +79,28 @@ module weft_simt_commit #(
     insn_o    <= ex_insn_i;
     rs1_o     <= ex_rs1_i;
     rs2_o     <= ex_rs2_i;
-    we_q      <= lane_we_i;
-    exit_o    <= lane_exit_i;
-    barrier_o <= lane_barrier_i;
-    fault_q   <= lane_fault_i;
-    rf_data_o <= lane_wdata_i;
-    next_pc_o <= lane_next_pc_i;
-    addr_o    <= lane_addr_i;
-    tval_q    <= lane_fault_tval_i;
-    code_q    <= lane_fault_code_i;
+    res_q     <= lane_res_i;
+  end
+
+  // The lanes' results, field by field.
+  logic [Threads-1:0]    we, fault;
+  logic [Threads*32-1:0] tval;
+  logic [Threads*8-1:0]  code;
+
+  always_comb begin : p_lanes
+    weft_simt_lane_res_t r;
+    for (int l = 0; l < Threads; l++) begin
+      r                     = res_q[ResW*l +: ResW];
+      we[l]                 = r.we;
+      rf_data_o[32*l +: 32] = r.wdata;
+      next_pc_o[32*l +: 32] = r.next_pc;
+      addr_o[32*l +: 32]    = r.addr;
+      exit_o[l]             = r.exit;
+      barrier_o[l]          = r.barrier;
+      fault[l]              = r.fault;
+      code[8*l +: 8]        = r.fault_code;
+      tval[32*l +: 32]      = r.fault_tval;
+    end
   end
 
   assign valid_o  = valid_q;
@@ -112,7 +116,7 @@ module weft_simt_commit #(
     lane_fault   = 1'b0;
     for (int l = Threads - 1; l >= 0; l--) begin
       if (mask_o[l]) first_active = LaneW'(l);
-      if (mask_o[l] && fault_q[l]) begin
+      if (mask_o[l] && fault[l]) begin
         lane_fault  = 1'b1;
         first_fault = LaneW'(l);
       end
@@ -127,8 +131,8 @@ module weft_simt_commit #(
       fault_info_o.tval = insn_o.pc;
     end else if (lane_fault) begin
       fault_lane_o      = first_fault;
-      fault_info_o.code = code_q[8*first_fault +: 8];
-      fault_info_o.tval = tval_q[32*first_fault +: 32];
+      fault_info_o.code = code[8*first_fault +: 8];
+      fault_info_o.tval = tval[32*first_fault +: 32];
     end
     fault_o  = valid_q && !error_i && (fault_info_o.code != 8'd0);
     commit_o = valid_q && !error_i && !fault_o;
@@ -138,6 +142,6 @@ module weft_simt_commit #(
   assign lsu_start_o  = commit_o && to_lsu_o;
   assign load_start_o = lsu_start_o && insn_o.load;
   assign rf_we_o      = commit_o && insn_o.rd != 5'd0;
-  assign rf_mask_o    = mask_o & we_q;
+  assign rf_mask_o    = mask_o & we;
 
 endmodule

@@ -401,9 +401,8 @@ module weft_simt_core #(
   assign ex_to_lsu = ex_q.valid && ex_insn.fetch_fault == 2'b00 &&
                      (ex_insn.store || (ex_insn.load && ex_insn.rd != 5'd0));
 
-  logic [Threads-1:0]    lane_we, lane_exit, lane_barrier, lane_fault;
-  logic [Threads*32-1:0] lane_wdata, lane_next_pc, lane_addr, lane_fault_tval;
-  logic [Threads*8-1:0]  lane_fault_code;
+  localparam int LaneResW = $bits(weft_simt_lane_res_t'('0));
+  logic [Threads*LaneResW-1:0] lane_res;
 
   for (genvar l = 0; l < Threads; l++) begin : g_lane
     weft_simt_lane #(
@@ -414,15 +413,7 @@ module weft_simt_core #(
       .a_i          (ex_q.rs1[32*l +: 32]),
       .b_i          (ex_q.rs2[32*l +: 32]),
       .csr_val_i    (ex_csr[32*l +: 32]),
-      .we_o         (lane_we[l]),
-      .wdata_o      (lane_wdata[32*l +: 32]),
-      .next_pc_o    (lane_next_pc[32*l +: 32]),
-      .addr_o       (lane_addr[32*l +: 32]),
-      .exit_o       (lane_exit[l]),
-      .barrier_o    (lane_barrier[l]),
-      .fault_o      (lane_fault[l]),
-      .fault_code_o (lane_fault_code[8*l +: 8]),
-      .fault_tval_o (lane_fault_tval[32*l +: 32])
+      .res_o        (lane_res[LaneResW*l +: LaneResW])
     );
   end
 
@@ -445,15 +436,7 @@ module weft_simt_core #(
     .ex_insn_i         (ex_insn),
     .ex_rs1_i          (ex_q.rs1),
     .ex_rs2_i          (ex_q.rs2),
-    .lane_we_i         (lane_we),
-    .lane_wdata_i      (lane_wdata),
-    .lane_next_pc_i    (lane_next_pc),
-    .lane_addr_i       (lane_addr),
-    .lane_exit_i       (lane_exit),
-    .lane_barrier_i    (lane_barrier),
-    .lane_fault_i      (lane_fault),
-    .lane_fault_code_i (lane_fault_code),
-    .lane_fault_tval_i (lane_fault_tval),
+    .lane_res_i        (lane_res),
     .error_i           (error),
     .step_limit_i      (step_limit),
     .valid_o           (wb_valid),

@@ -5,26 +5,18 @@
 // AUIPC, JAL/JALR links, CSR reads), the next pc, the data address of loads and stores, exit and
 // barrier, or a fault with its code and tval (docs/simt-model.md "Errors"). Loads and DIV/REM
 // only have their checks and address here: the load/store unit and the shared divider produce
-// their results later (we_o is low for them).
+// their results later (res_o.we is low for them).
 `include "weft_simt_types.svh"
 
 module weft_simt_lane #(
   parameter int DmemBytes = 65536
 ) (
-  input  logic [31:0] insn_i,
-  input  logic [31:0] pc_i,
-  input  logic [31:0] a_i,        // rs1 (a7 for ECALL)
-  input  logic [31:0] b_i,        // rs2 (a0 for ECALL)
-  input  logic [31:0] csr_val_i,  // value of read-only CSR 0xCC0 + insn_i[22:20]
-  output logic        we_o,       // rd (if not x0) takes wdata_o now
-  output logic [31:0] wdata_o,
-  output logic [31:0] next_pc_o,
-  output logic [31:0] addr_o,     // load/store address
-  output logic        exit_o,     // ECALL exit (a7 = 93): exit code is b_i
-  output logic        barrier_o,
-  output logic        fault_o,
-  output logic [7:0]  fault_code_o,
-  output logic [31:0] fault_tval_o
+  input  logic [31:0]         insn_i,
+  input  logic [31:0]         pc_i,
+  input  logic [31:0]         a_i,        // rs1 (a7 for ECALL)
+  input  logic [31:0]         b_i,        // rs2 (a0 for ECALL)
+  input  logic [31:0]         csr_val_i,  // value of read-only CSR 0xCC0 + insn_i[22:20]
+  output weft_simt_lane_res_t res_o       // its result, next pc, address, exit, barrier, fault
 );
 
   // docs/simt-model.md error codes.
@@ -57,6 +49,7 @@ module weft_simt_lane #(
   logic [31:0] mulres;
   logic        taken;
   logic [31:0] target;
+  logic [31:0] addr;      // load/store address
   logic [32:0] end_addr;  // address + size, 33 bits (no wrap-around)
   logic        misaligned;
 
@@ -102,71 +95,66 @@ module weft_simt_lane #(
   end
 
   assign target   = dec.is_jalr ? ((a_i + dec.imm) & ~32'd1) : pc_i + dec.imm;
-  assign addr_o   = a_i + dec.imm;
-  assign end_addr = {1'b0, addr_o} + 33'({f3[1], f3[0] & !f3[1], !f3[1] & !f3[0]});
-  assign misaligned = (f3[0] && addr_o[0]) || (f3[1] && (addr_o[1:0] != 2'b00));
+  assign addr     = a_i + dec.imm;
+  assign end_addr = {1'b0, addr} + 33'({f3[1], f3[0] & !f3[1], !f3[1] & !f3[0]});
+  assign misaligned = (f3[0] && addr[0]) || (f3[1] && (addr[1:0] != 2'b00));
 
   always_comb begin : p_exec
-    we_o         = 1'b0;
-    wdata_o      = 32'd0;
-    next_pc_o    = pc_i + 32'd4;
-    exit_o       = 1'b0;
-    barrier_o    = 1'b0;
-    fault_o      = 1'b0;
-    fault_code_o = 8'd0;
-    fault_tval_o = 32'd0;
+    res_o         = '0;
+    res_o.next_pc = pc_i + 32'd4;
+    res_o.addr    = addr;
     if (dec.illegal) begin
-      fault_o      = 1'b1;
-      fault_code_o = ErrIllegal;
-      fault_tval_o = insn_i;
+      res_o.fault      = 1'b1;
+      res_o.fault_code = ErrIllegal;
+      res_o.fault_tval = insn_i;
     end else if (dec.is_lui || dec.is_auipc) begin
-      we_o    = 1'b1;
-      wdata_o = dec.is_lui ? dec.imm : pc_i + dec.imm;
+      res_o.we    = 1'b1;
+      res_o.wdata = dec.is_lui ? dec.imm : pc_i + dec.imm;
     end else if (dec.is_jal || dec.is_jalr || (dec.is_branch && taken)) begin
       if (target[1:0] != 2'b00) begin  // reported at the jump, rd not written (ISA 2.5)
-        fault_o      = 1'b1;
-        fault_code_o = ErrFetchAlign;
-        fault_tval_o = target;
+        res_o.fault      = 1'b1;
+        res_o.fault_code = ErrFetchAlign;
+        res_o.fault_tval = target;
       end else begin
-        we_o      = !dec.is_branch;
-        wdata_o   = pc_i + 32'd4;
-        next_pc_o = target;
+        res_o.we      = !dec.is_branch;
+        res_o.wdata   = pc_i + 32'd4;
+        res_o.next_pc = target;
       end
     end else if (dec.is_alu) begin
-      we_o    = 1'b1;
-      wdata_o = alu;
+      res_o.we    = 1'b1;
+      res_o.wdata = alu;
     end else if (dec.is_mul) begin
-      we_o    = 1'b1;
-      wdata_o = mulres;
+      res_o.we    = 1'b1;
+      res_o.wdata = mulres;
     end else if (dec.is_load || dec.is_store) begin
       if (misaligned) begin
-        fault_o      = 1'b1;
-        fault_code_o = dec.is_load ? ErrLoadAlign : ErrStoreAlign;
-        fault_tval_o = addr_o;
+        res_o.fault      = 1'b1;
+        res_o.fault_code = dec.is_load ? ErrLoadAlign : ErrStoreAlign;
+        res_o.fault_tval = addr;
       end else if (end_addr > 33'(DmemBytes)) begin
-        fault_o      = 1'b1;
-        fault_code_o = dec.is_load ? ErrLoadRange : ErrStoreRange;
-        fault_tval_o = addr_o;
+        res_o.fault      = 1'b1;
+        res_o.fault_code = dec.is_load ? ErrLoadRange : ErrStoreRange;
+        res_o.fault_tval = addr;
       end
     end else if (dec.is_csr) begin
-      we_o      = 1'b1;
-      wdata_o   = (insn_i[31:20] == 12'h8C0) ? 32'd0 : csr_val_i;  // the barrier CSR reads 0
-      barrier_o = dec.csr_barrier;
+      res_o.we      = 1'b1;
+      res_o.wdata   = (insn_i[31:20] == 12'h8C0) ? 32'd0 : csr_val_i;  // the barrier CSR reads 0
+      res_o.barrier = dec.csr_barrier;
     end else if (dec.is_ecall) begin
       if (a_i == SyscallExit) begin
-        exit_o = 1'b1;
+        res_o.exit = 1'b1;
       end else begin
-        fault_o      = 1'b1;
-        fault_code_o = ErrEcall;
-        fault_tval_o = a_i;
+        res_o.fault      = 1'b1;
+        res_o.fault_code = ErrEcall;
+        res_o.fault_tval = a_i;
       end
     end else if (dec.is_ebreak) begin
-      fault_o      = 1'b1;
-      fault_code_o = ErrBreakpoint;
-      fault_tval_o = pc_i;
+      res_o.fault      = 1'b1;
+      res_o.fault_code = ErrBreakpoint;
+      res_o.fault_tval = pc_i;
     end
     // FENCE and (not taken) branches: nothing but pc + 4. DIV/REM: the divider writes rd.
-    if (!dec.writes_rd) we_o = 1'b0;
+    if (!dec.writes_rd) res_o.we = 1'b0;
   end
 
 endmodule

@@ -115,16 +115,22 @@ def simt_view(v: View, path: str, s: Scope) -> None:
     v.sig(path, by.get("rr_warp"), TR_DEC, "RR warp")
     v.sig(path, by.get("rr_insn"), TR_HEX, "RR insn")
     v.sig(path, by.get("replay"), TR_BIN, "RR replay")
-    v.sig(path, by.get("ex_valid_q"), TR_BIN, "EX valid")
-    v.sig(path, by.get("ex_warp_q"), TR_DEC, "EX warp")
-    v.sig(path, by.get("ex_pc_q"), TR_HEX, "EX pc")
-    v.sig(path, by.get("ex_mask_q"), TR_BIN, "EX mask")
+    # The EX stage register is one struct (ex_q, traced as one vector): its fields as they enter
+    # WB (u_commit's flat ports) and lane 0.
+    cp = f"{path}.u_commit"
+    cby = {x.name: x for x in kids["u_commit"].vars} if "u_commit" in kids else {}
+    lane0 = kids["g_lane[0]"].children if "g_lane[0]" in kids else []
+    lby = {x.name: x for c in lane0 if c.name == "u_lane" for x in c.vars}
+    v.sig(cp, cby.get("ex_valid_i"), TR_BIN, "EX valid")
+    v.sig(cp, cby.get("ex_warp_i"), TR_DEC, "EX warp")
+    v.sig(f"{path}.g_lane[0].u_lane", lby.get("pc_i"), TR_HEX, "EX pc")
+    v.sig(cp, cby.get("ex_mask_i"), TR_BIN, "EX mask")
     v.sig(path, by.get("commit"), TR_BIN, "WB commit")
     v.sig(path, by.get("div_busy"), TR_BIN, "divider busy")
     v.sig(path, by.get("lsu_slots"), TR_DEC, "LSU free slots")
     v.sig(path, by.get("lsu_wb"), TR_BIN, "LSU write back")
     v.sig(path, by.get("lsu_wb_warp"), TR_DEC, "LSU wb warp")
-    v.sig(path, by.get("issued"), TR_DEC, "issued")
+    v.sig(path, by.get("perf_issued_o"), TR_DEC, "issued")
     v.sig(path, by.get("err_code_o"), TR_DEC, "error code")
     v.end(g)
 

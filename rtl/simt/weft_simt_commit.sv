@@ -12,66 +12,51 @@
 // instruction's operands (their rd is then marked in weft_simt_scoreboard).
 // Why its own stage: no path runs from the operands through a lane, the fault priority and the
 // commit into the register file, pcs and units in one cycle (docs/fpga.md).
+`include "weft_simt_types.svh"
+
 module weft_simt_commit #(
   parameter int  Warps   = 4,
   parameter int  Threads = 8,
   localparam int WarpW   = (Warps > 1) ? $clog2(Warps) : 1,
-  localparam int LaneW   = (Threads > 1) ? $clog2(Threads) : 1
+  localparam int LaneW   = (Threads > 1) ? $clog2(Threads) : 1,
+  localparam int ResW    = $bits(weft_simt_lane_res_t'('0))
 ) (
-  input  logic                  clk_i,
-  input  logic                  rst_ni,
+  input  logic                    clk_i,
+  input  logic                    rst_ni,
   // EX: the instruction and its lanes' results.
-  input  logic                  ex_valid_i,
-  input  logic [WarpW-1:0]      ex_warp_i,
-  input  logic [31:0]           ex_pc_i,
-  input  logic [2:0]            ex_funct3_i,
-  input  logic [4:0]            ex_rd_i,
-  input  logic [Threads-1:0]    ex_mask_i,
-  input  logic [1:0]            ex_fetch_fault_i,
-  input  logic                  ex_div_i,
-  input  logic                  ex_load_i,
-  input  logic                  ex_store_i,
-  input  logic [Threads*32-1:0] ex_rs1_i,
-  input  logic [Threads*32-1:0] ex_rs2_i,
-  input  logic [Threads-1:0]    lane_we_i,
-  input  logic [Threads*32-1:0] lane_wdata_i,
-  input  logic [Threads*32-1:0] lane_next_pc_i,
-  input  logic [Threads*32-1:0] lane_addr_i,
-  input  logic [Threads-1:0]    lane_exit_i,
-  input  logic [Threads-1:0]    lane_barrier_i,
-  input  logic [Threads-1:0]    lane_fault_i,
-  input  logic [Threads*8-1:0]  lane_fault_code_i,
-  input  logic [Threads*32-1:0] lane_fault_tval_i,
-  input  logic                  error_i,          // an earlier error stopped the launch
-  input  logic                  step_limit_i,     // the issue limit is reached
+  input  logic                    ex_valid_i,
+  input  logic [WarpW-1:0]        ex_warp_i,
+  input  logic [Threads-1:0]      ex_mask_i,
+  input  weft_simt_wb_t           ex_insn_i,
+  input  logic [Threads*32-1:0]   ex_rs1_i,
+  input  logic [Threads*32-1:0]   ex_rs2_i,
+  input  logic [Threads*ResW-1:0] lane_res_i,    // lane l at [l*ResW +: ResW]
+  input  logic                    error_i,       // an earlier error stopped the launch
+  input  logic                    step_limit_i,  // the issue limit is reached
   // WB: the instruction here.
-  output logic                  valid_o,
-  output logic [WarpW-1:0]      warp_o,
-  output logic [Threads-1:0]    mask_o,
-  output logic [4:0]            rd_o,
-  output logic [2:0]            funct3_o,
-  output logic                  store_o,
-  output logic [Threads*32-1:0] rs1_o,            // operands (divider, LSU store data, exit code)
-  output logic [Threads*32-1:0] rs2_o,
-  output logic [Threads*32-1:0] addr_o,           // load/store addresses
-  output logic [Threads*32-1:0] next_pc_o,
-  output logic [Threads-1:0]    exit_o,
-  output logic [Threads-1:0]    barrier_o,
-  output logic                  to_div_o,         // it will start the divider ...
-  output logic                  to_lsu_o,         // ... the LSU, if it commits
+  output logic                    valid_o,
+  output logic [WarpW-1:0]        warp_o,
+  output logic [Threads-1:0]      mask_o,
+  output weft_simt_wb_t           insn_o,
+  output logic [Threads*32-1:0]   rs1_o,         // operands (divider, LSU store data, exit code)
+  output logic [Threads*32-1:0]   rs2_o,
+  output logic [Threads*32-1:0]   addr_o,        // load/store addresses
+  output logic [Threads*32-1:0]   next_pc_o,
+  output logic [Threads-1:0]      exit_o,
+  output logic [Threads-1:0]      barrier_o,
+  output logic                    to_div_o,      // it will start the divider ...
+  output logic                    to_lsu_o,      // ... the LSU, if it commits
   // Fault or commit.
-  output logic                  fault_o,
-  output logic [7:0]            fault_code_o,
-  output logic [31:0]           fault_pc_o,
-  output logic [LaneW-1:0]      fault_lane_o,
-  output logic [31:0]           fault_tval_o,
-  output logic                  commit_o,
-  output logic                  div_start_o,
-  output logic                  lsu_start_o,
-  output logic                  load_start_o,     // an LSU start that is a load (rd pending)
-  output logic                  rf_we_o,          // register file write port: rd_o, ...
-  output logic [Threads-1:0]    rf_mask_o,
-  output logic [Threads*32-1:0] rf_data_o
+  output logic                    fault_o,
+  output weft_simt_fault_t        fault_info_o,
+  output logic [LaneW-1:0]        fault_lane_o,
+  output logic                    commit_o,
+  output logic                    div_start_o,
+  output logic                    lsu_start_o,
+  output logic                    load_start_o,  // an LSU start that is a load (rd pending)
+  output logic                    rf_we_o,       // register file write port: insn_o.rd, ...
+  output logic [Threads-1:0]      rf_mask_o,
+  output logic [Threads*32-1:0]   rf_data_o
 );
 
   // docs/simt-model.md error codes.
@@ -80,13 +65,8 @@ module weft_simt_commit #(
   localparam logic [7:0] ErrStepLimit  = 8'd10;
 
   // The stage registers (data flops without reset).
-  logic                  valid_q;
-  logic [31:0]           pc_q;
-  logic [1:0]            fetch_fault_q;
-  logic                  div_q, load_q;
-  logic [Threads-1:0]    we_q, fault_q;
-  logic [Threads*32-1:0] tval_q;
-  logic [Threads*8-1:0]  code_q;
+  logic                    valid_q;
+  logic [Threads*ResW-1:0] res_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_valid
     if (!rst_ni) valid_q <= 1'b0;
@@ -94,31 +74,39 @@ module weft_simt_commit #(
   end
 
   always_ff @(posedge clk_i) begin : p_data
-    warp_o        <= ex_warp_i;
-    pc_q          <= ex_pc_i;
-    funct3_o      <= ex_funct3_i;
-    rd_o          <= ex_rd_i;
-    mask_o        <= ex_mask_i;
-    fetch_fault_q <= ex_fetch_fault_i;
-    div_q         <= ex_div_i;
-    load_q        <= ex_load_i;
-    store_o       <= ex_store_i;
-    rs1_o         <= ex_rs1_i;
-    rs2_o         <= ex_rs2_i;
-    we_q          <= lane_we_i;
-    exit_o        <= lane_exit_i;
-    barrier_o     <= lane_barrier_i;
-    fault_q       <= lane_fault_i;
-    rf_data_o     <= lane_wdata_i;
-    next_pc_o     <= lane_next_pc_i;
-    addr_o        <= lane_addr_i;
-    tval_q        <= lane_fault_tval_i;
-    code_q        <= lane_fault_code_i;
+    warp_o    <= ex_warp_i;
+    mask_o    <= ex_mask_i;
+    insn_o    <= ex_insn_i;
+    rs1_o     <= ex_rs1_i;
+    rs2_o     <= ex_rs2_i;
+    res_q     <= lane_res_i;
+  end
+
+  // The lanes' results, field by field.
+  logic [Threads-1:0]    we, fault;
+  logic [Threads*32-1:0] tval;
+  logic [Threads*8-1:0]  code;
+
+  always_comb begin : p_lanes
+    weft_simt_lane_res_t r;
+    for (int l = 0; l < Threads; l++) begin
+      r                     = res_q[ResW*l +: ResW];
+      we[l]                 = r.we;
+      rf_data_o[32*l +: 32] = r.wdata;
+      next_pc_o[32*l +: 32] = r.next_pc;
+      addr_o[32*l +: 32]    = r.addr;
+      exit_o[l]             = r.exit;
+      barrier_o[l]          = r.barrier;
+      fault[l]              = r.fault;
+      code[8*l +: 8]        = r.fault_code;
+      tval[32*l +: 32]      = r.fault_tval;
+    end
   end
 
   assign valid_o  = valid_q;
-  assign to_div_o = valid_q && fetch_fault_q == 2'b00 && div_q && rd_o != 5'd0;
-  assign to_lsu_o = valid_q && fetch_fault_q == 2'b00 && (store_o || (load_q && rd_o != 5'd0));
+  assign to_div_o = valid_q && insn_o.fetch_fault == 2'b00 && insn_o.div && insn_o.rd != 5'd0;
+  assign to_lsu_o = valid_q && insn_o.fetch_fault == 2'b00 &&
+                    (insn_o.store || (insn_o.load && insn_o.rd != 5'd0));
 
   always_comb begin : p_fault
     logic [LaneW-1:0] first_active, first_fault;
@@ -128,33 +116,32 @@ module weft_simt_commit #(
     lane_fault   = 1'b0;
     for (int l = Threads - 1; l >= 0; l--) begin
       if (mask_o[l]) first_active = LaneW'(l);
-      if (mask_o[l] && fault_q[l]) begin
+      if (mask_o[l] && fault[l]) begin
         lane_fault  = 1'b1;
         first_fault = LaneW'(l);
       end
     end
-    fault_lane_o = first_active;
-    fault_code_o = '0;
-    fault_tval_o = '0;
+    fault_lane_o    = first_active;
+    fault_info_o    = '0;
+    fault_info_o.pc = insn_o.pc;
     if (step_limit_i) begin
-      fault_code_o = ErrStepLimit;
-    end else if (fetch_fault_q != 2'b00) begin
-      fault_code_o = (fetch_fault_q == 2'b01) ? ErrFetchAlign : ErrFetchRange;
-      fault_tval_o = pc_q;
+      fault_info_o.code = ErrStepLimit;
+    end else if (insn_o.fetch_fault != 2'b00) begin
+      fault_info_o.code = (insn_o.fetch_fault == 2'b01) ? ErrFetchAlign : ErrFetchRange;
+      fault_info_o.tval = insn_o.pc;
     end else if (lane_fault) begin
-      fault_lane_o = first_fault;
-      fault_code_o = code_q[8*first_fault +: 8];
-      fault_tval_o = tval_q[32*first_fault +: 32];
+      fault_lane_o      = first_fault;
+      fault_info_o.code = code[8*first_fault +: 8];
+      fault_info_o.tval = tval[32*first_fault +: 32];
     end
-    fault_o  = valid_q && !error_i && (fault_code_o != 8'd0);
+    fault_o  = valid_q && !error_i && (fault_info_o.code != 8'd0);
     commit_o = valid_q && !error_i && !fault_o;
   end
 
-  assign fault_pc_o   = pc_q;
   assign div_start_o  = commit_o && to_div_o;
   assign lsu_start_o  = commit_o && to_lsu_o;
-  assign load_start_o = lsu_start_o && load_q;
-  assign rf_we_o      = commit_o && rd_o != 5'd0;
-  assign rf_mask_o    = mask_o & we_q;
+  assign load_start_o = lsu_start_o && insn_o.load;
+  assign rf_we_o      = commit_o && insn_o.rd != 5'd0;
+  assign rf_mask_o    = mask_o & we;
 
 endmodule

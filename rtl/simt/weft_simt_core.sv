@@ -23,6 +23,8 @@
 // launch with code, pc, thread and tval), weft_simt_perf the performance counters. This module
 // only connects them, with the stage registers RR -> EX and the operand selection of RR.
 `include "weft_assert.svh"
+`include "weft_desc.svh"
+`include "weft_simt_types.svh"
 
 module weft_simt_core #(
   parameter int  Warps     = 4,
@@ -101,21 +103,30 @@ module weft_simt_core #(
   // ---------------------------------------------------------------------------------------------
   logic                  launch, running, error, issuing, step_limit, all_exited, drained, done;
   logic [NumThr-1:0]     launch_threads;
-  logic [31:0]           issued;
+  weft_simt_perf_t       perf;
   logic [Threads*32-1:0] rr_rs1_launch, rr_rs2_launch, ex_csr;
 
   // The pipeline and the units (declared here, used before their stage below).
   logic                  rr_valid, replay;
   logic [WarpW-1:0]      rr_warp;
-  logic [4:0]            rr_rs1, rr_rs2, rr_rd;
-  logic                  ex_valid_q;
-  logic [WarpW-1:0]      ex_warp_q;
-  logic [31:0]           ex_insn_q;
+  weft_simt_rr_t         rr_check;  // what the scoreboard checks
+  // EX: the instruction that left RR and its operands (the stage registers, reset together).
+  typedef struct packed {
+    logic                  valid;
+    logic [WarpW-1:0]      warp;
+    logic [31:0]           pc;
+    logic [Threads-1:0]    mask;
+    logic [1:0]            fetch_fault;
+    logic [31:0]           insn;
+    logic [Threads*32-1:0] rs1;
+    logic [Threads*32-1:0] rs2;
+  } ex_stage_t;
+  ex_stage_t             ex_q, ex_d;
   logic                  wb_valid, commit, fault;
   logic [WarpW-1:0]      wb_warp;
   logic [Threads-1:0]    wb_mask;
-  logic [7:0]            fault_code;
-  logic [31:0]           fault_pc, fault_tval;
+  weft_simt_wb_t         wb_insn;
+  weft_simt_fault_t      fault_info;
   logic [LaneW-1:0]      fault_lane;
   logic                  div_busy, div_wb;
   logic                  lsu_busy, lsu_wb;
@@ -124,8 +135,22 @@ module weft_simt_core #(
   logic [Threads-1:0]    div_wb_mask, lsu_wb_mask;
   logic [Threads*32-1:0] div_wb_data, lsu_wb_data;
 
+  // The launch inputs, in the SIMT_LAUNCH descriptor's layout.
+  weft_desc_simt_launch_t start_args;
+  weft_simt_result_t      result;
+  always_comb begin : p_start_args
+    start_args.pc               = start_pc_i;
+    start_args.num_warps        = start_num_warps_i;
+    start_args.threads_per_warp = start_threads_i;
+    start_args.block_id         = start_block_id_i;
+    start_args.arg_ptr          = start_arg_ptr_i;
+    start_args.stack_top        = start_stack_top_i;
+    start_args.stack_size       = start_stack_size_i;
+    start_args.max_issues       = start_max_issues_i;
+  end
+
   assign issuing = running && !error;
-  assign drained = !rr_valid && !ex_valid_q && !wb_valid && !div_busy && !lsu_busy;
+  assign drained = !rr_valid && !ex_q.valid && !wb_valid && !div_busy && !lsu_busy;
 
   weft_simt_launch #(
     .Warps   (Warps),
@@ -134,40 +159,28 @@ module weft_simt_core #(
     .clk_i,
     .rst_ni,
     .start_i,
-    .start_pc_i,
-    .start_num_warps_i,
-    .start_threads_i,
-    .start_block_id_i,
-    .start_arg_ptr_i,
-    .start_stack_top_i,
-    .start_stack_size_i,
-    .start_max_issues_i,
+    .start_args_i     (start_args),
     .launch_o         (launch),
     .launch_threads_o (launch_threads),
     .all_exited_i     (all_exited),
     .drained_i        (drained),
-    .issued_i         (issued),
+    .issued_i         (perf.issued),
     .step_limit_o     (step_limit),
     .fault_i          (fault),
-    .fault_code_i     (fault_code),
-    .fault_pc_i       (fault_pc),
+    .fault_info_i     (fault_info),
     .fault_warp_i     (wb_warp),
     .fault_lane_i     (fault_lane),
-    .fault_tval_i     (fault_tval),
     .running_o        (running),
     .error_o          (error),
     .done_o           (done),
-    .err_code_o,
-    .err_pc_o,
-    .err_thread_o,
-    .err_tval_o,
+    .result_o         (result),
     .rr_warp_i        (rr_warp),
-    .rr_rs1_i         (rr_rs1),
-    .rr_rs2_i         (rr_rs2),
+    .rr_rs1_i         (rr_check.rs1),
+    .rr_rs2_i         (rr_check.rs2),
     .rr_rs1_launch_o  (rr_rs1_launch),
     .rr_rs2_launch_o  (rr_rs2_launch),
-    .ex_warp_i        (ex_warp_q),
-    .ex_csr_sel_i     (ex_insn_q[22:20]),
+    .ex_warp_i        (ex_q.warp),
+    .ex_csr_sel_i     (ex_q.insn[22:20]),
     .ex_csr_o         (ex_csr)
   );
 
@@ -263,55 +276,39 @@ module weft_simt_core #(
   // ---------------------------------------------------------------------------------------------
   // RR: decode, register read (launch values, forwarding), scoreboard and replay
   // ---------------------------------------------------------------------------------------------
-  logic        rr_illegal, rr_lui, rr_auipc, rr_jal, rr_jalr, rr_branch, rr_load, rr_store, rr_alu;
-  logic        rr_mul, rr_div, rr_ecall, rr_ebreak, rr_csr, rr_bar, rr_uses1, rr_uses2, rr_writes;
-  logic [31:0] rr_imm;
+  weft_simt_dec_t rr_dec;
 
   weft_simt_decode u_rr_dec (
-    .insn_i        (rr_insn),
-    .illegal_o     (rr_illegal),
-    .is_lui_o      (rr_lui),
-    .is_auipc_o    (rr_auipc),
-    .is_jal_o      (rr_jal),
-    .is_jalr_o     (rr_jalr),
-    .is_branch_o   (rr_branch),
-    .is_load_o     (rr_load),
-    .is_store_o    (rr_store),
-    .is_alu_o      (rr_alu),
-    .is_mul_o      (rr_mul),
-    .is_div_o      (rr_div),
-    .is_ecall_o    (rr_ecall),
-    .is_ebreak_o   (rr_ebreak),
-    .is_csr_o      (rr_csr),
-    .csr_barrier_o (rr_bar),
-    .imm_o         (rr_imm),
-    .uses_rs1_o    (rr_uses1),
-    .uses_rs2_o    (rr_uses2),
-    .writes_rd_o   (rr_writes)
+    .insn_i (rr_insn),
+    .dec_o  (rr_dec)
   );
 
-  logic unused_rr;
-  assign unused_rr = ^{rr_illegal, rr_lui, rr_auipc, rr_jal, rr_jalr, rr_branch, rr_alu, rr_mul,
-                       rr_ebreak, rr_csr, rr_bar, rr_imm};
-
   // ECALL reads a7 (exit check) and a0 (exit code) through the two read ports.
-  logic                  rr_reads_rs1, rr_reads_rs2;
   logic [Threads*32-1:0] rf_rs1, rf_rs2, rr_rs1_val, rr_rs2_val;
   logic [Threads-1:0]    rf_rs1_written, rf_rs2_written;
 
-  assign rr_rs1       = rr_ecall ? 5'd17 : rr_insn[19:15];
-  assign rr_rs2       = rr_ecall ? 5'd10 : rr_insn[24:20];
-  assign rr_rd        = rr_insn[11:7];
-  assign rr_reads_rs1 = rr_uses1 || rr_ecall;
-  assign rr_reads_rs2 = rr_uses2 || rr_ecall;
+  assign rr_check.fetch_fault = rr_fetch_fault;
+  assign rr_check.rs1         = rr_dec.is_ecall ? 5'd17 : rr_insn[19:15];
+  assign rr_check.rs2         = rr_dec.is_ecall ? 5'd10 : rr_insn[24:20];
+  assign rr_check.rd          = rr_insn[11:7];
+  assign rr_check.reads_rs1   = rr_dec.uses_rs1 || rr_dec.is_ecall;
+  assign rr_check.reads_rs2   = rr_dec.uses_rs2 || rr_dec.is_ecall;
+  assign rr_check.writes_rd   = rr_dec.writes_rd;
+  assign rr_check.div         = rr_dec.is_div;
+  assign rr_check.mem         = rr_dec.is_load || rr_dec.is_store;
+
+  logic unused_rr;
+  assign unused_rr = ^{rr_dec.illegal, rr_dec.is_lui, rr_dec.is_auipc, rr_dec.is_jal,
+                       rr_dec.is_jalr, rr_dec.is_branch, rr_dec.is_alu, rr_dec.is_mul,
+                       rr_dec.is_ebreak, rr_dec.is_csr, rr_dec.csr_barrier, rr_dec.imm};
 
   // Registers never written since the launch hold their launch value. A divider or LSU write back
   // of this cycle (written into the register file at its end) is forwarded.
   logic fwd_div_rs1, fwd_div_rs2, fwd_lsu_rs1, fwd_lsu_rs2;
-  assign fwd_div_rs1 = div_wb && div_wb_warp == rr_warp && div_wb_rd == rr_rs1;
-  assign fwd_div_rs2 = div_wb && div_wb_warp == rr_warp && div_wb_rd == rr_rs2;
-  assign fwd_lsu_rs1 = lsu_wb && lsu_wb_warp == rr_warp && lsu_wb_rd == rr_rs1;
-  assign fwd_lsu_rs2 = lsu_wb && lsu_wb_warp == rr_warp && lsu_wb_rd == rr_rs2;
+  assign fwd_div_rs1 = div_wb && div_wb_warp == rr_warp && div_wb_rd == rr_check.rs1;
+  assign fwd_div_rs2 = div_wb && div_wb_warp == rr_warp && div_wb_rd == rr_check.rs2;
+  assign fwd_lsu_rs1 = lsu_wb && lsu_wb_warp == rr_warp && lsu_wb_rd == rr_check.rs1;
+  assign fwd_lsu_rs2 = lsu_wb && lsu_wb_warp == rr_warp && lsu_wb_rd == rr_check.rs2;
 
   always_comb begin : p_operands
     for (int l = 0; l < Threads; l++) begin
@@ -324,10 +321,8 @@ module weft_simt_core #(
     end
   end
 
-  logic                  ex_div, ex_load, ex_store, ex_to_div, ex_to_lsu, wb_to_div, wb_to_lsu;
-  logic                  div_start, lsu_start, load_start;
-  logic [4:0]            wb_rd;
-  logic [1:0]            lsu_slots;
+  logic       ex_to_div, ex_to_lsu, wb_to_div, wb_to_lsu, div_start, lsu_start, load_start;
+  logic [1:0] lsu_slots;
 
   weft_simt_scoreboard #(
     .Warps (Warps)
@@ -337,15 +332,7 @@ module weft_simt_core #(
     .launch_i         (launch),
     .rr_valid_i       (rr_valid),
     .rr_warp_i        (rr_warp),
-    .rr_fetch_fault_i (rr_fetch_fault),
-    .rr_rs1_i         (rr_rs1),
-    .rr_rs2_i         (rr_rs2),
-    .rr_rd_i          (rr_rd),
-    .rr_reads_rs1_i   (rr_reads_rs1),
-    .rr_reads_rs2_i   (rr_reads_rs2),
-    .rr_writes_rd_i   (rr_writes),
-    .rr_div_i         (rr_div),
-    .rr_mem_i         (rr_load || rr_store),
+    .rr_i             (rr_check),
     .replay_o         (replay),
     .ex_to_div_i      (ex_to_div),
     .wb_to_div_i      (wb_to_div),
@@ -354,7 +341,7 @@ module weft_simt_core #(
     .div_start_i      (div_start),
     .load_start_i     (load_start),
     .start_warp_i     (wb_warp),
-    .start_rd_i       (wb_rd),
+    .start_rd_i       (wb_insn.rd),
     .div_busy_i       (div_busy),
     .div_wb_valid_i   (div_wb),
     .div_wb_warp_i    (div_wb_warp),
@@ -370,102 +357,70 @@ module weft_simt_core #(
   // ---------------------------------------------------------------------------------------------
   // EX: the lanes (results registered into WB)
   // ---------------------------------------------------------------------------------------------
-  logic [31:0]           ex_pc_q;
-  logic [Threads-1:0]    ex_mask_q;
-  logic [1:0]            ex_fetch_fault_q;
-  logic [Threads*32-1:0] ex_rs1_q, ex_rs2_q;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_ex
-    if (!rst_ni) begin
-      ex_valid_q       <= 1'b0;
-      ex_warp_q        <= '0;
-      ex_pc_q          <= '0;
-      ex_mask_q        <= '0;
-      ex_fetch_fault_q <= '0;
-      ex_insn_q        <= '0;
-      ex_rs1_q         <= '0;
-      ex_rs2_q         <= '0;
-    end else begin
-      ex_valid_q       <= rr_valid && !replay;
-      ex_warp_q        <= rr_warp;
-      ex_pc_q          <= rr_pc;
-      ex_mask_q        <= rr_mask;
-      ex_fetch_fault_q <= rr_fetch_fault;
-      ex_insn_q        <= rr_insn;
-      ex_rs1_q         <= rr_rs1_val;
-      ex_rs2_q         <= rr_rs2_val;
-    end
+  always_comb begin : p_ex_next
+    ex_d.valid       = rr_valid && !replay;
+    ex_d.warp        = rr_warp;
+    ex_d.pc          = rr_pc;
+    ex_d.mask        = rr_mask;
+    ex_d.fetch_fault = rr_fetch_fault;
+    ex_d.insn        = rr_insn;
+    ex_d.rs1         = rr_rs1_val;
+    ex_d.rs2         = rr_rs2_val;
   end
 
-  // EX-stage decode (unit hand-off).
-  logic        ex_illegal, ex_lui, ex_auipc, ex_jal, ex_jalr, ex_branch, ex_alu;
-  logic        ex_mul, ex_ecall, ex_ebreak, ex_csr_op, ex_bar, ex_uses1, ex_uses2, ex_writes;
-  logic [31:0] ex_imm;
-  logic [4:0]  ex_rd;
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_ex
+    if (!rst_ni) ex_q <= '0;
+    else         ex_q <= ex_d;
+  end
+
+  // EX-stage decode (unit hand-off): the instruction as WB and the units need it.
+  weft_simt_dec_t ex_dec;
+  weft_simt_wb_t  ex_insn;
 
   weft_simt_decode u_ex_dec (
-    .insn_i        (ex_insn_q),
-    .illegal_o     (ex_illegal),
-    .is_lui_o      (ex_lui),
-    .is_auipc_o    (ex_auipc),
-    .is_jal_o      (ex_jal),
-    .is_jalr_o     (ex_jalr),
-    .is_branch_o   (ex_branch),
-    .is_load_o     (ex_load),
-    .is_store_o    (ex_store),
-    .is_alu_o      (ex_alu),
-    .is_mul_o      (ex_mul),
-    .is_div_o      (ex_div),
-    .is_ecall_o    (ex_ecall),
-    .is_ebreak_o   (ex_ebreak),
-    .is_csr_o      (ex_csr_op),
-    .csr_barrier_o (ex_bar),
-    .imm_o         (ex_imm),
-    .uses_rs1_o    (ex_uses1),
-    .uses_rs2_o    (ex_uses2),
-    .writes_rd_o   (ex_writes)
+    .insn_i (ex_q.insn),
+    .dec_o  (ex_dec)
   );
 
+  assign ex_insn.pc          = ex_q.pc;
+  assign ex_insn.funct3      = ex_q.insn[14:12];
+  assign ex_insn.rd          = ex_q.insn[11:7];
+  assign ex_insn.fetch_fault = ex_q.fetch_fault;
+  assign ex_insn.div         = ex_dec.is_div;
+  assign ex_insn.load        = ex_dec.is_load;
+  assign ex_insn.store       = ex_dec.is_store;
+
   logic unused_ex;
-  assign unused_ex = ^{ex_illegal, ex_lui, ex_auipc, ex_jal, ex_jalr, ex_branch, ex_alu, ex_mul,
-                       ex_ecall, ex_ebreak, ex_csr_op, ex_bar, ex_imm, ex_uses1, ex_uses2,
-                       ex_writes};
+  assign unused_ex = ^{ex_dec.illegal, ex_dec.is_lui, ex_dec.is_auipc, ex_dec.is_jal,
+                       ex_dec.is_jalr, ex_dec.is_branch, ex_dec.is_alu, ex_dec.is_mul,
+                       ex_dec.is_ecall, ex_dec.is_ebreak, ex_dec.is_csr, ex_dec.csr_barrier,
+                       ex_dec.imm, ex_dec.uses_rs1, ex_dec.uses_rs2, ex_dec.writes_rd};
 
-  assign ex_rd     = ex_insn_q[11:7];
-  assign ex_to_div = ex_valid_q && ex_fetch_fault_q == 2'b00 && ex_div && ex_rd != 5'd0;
-  assign ex_to_lsu = ex_valid_q && ex_fetch_fault_q == 2'b00 &&
-                     (ex_store || (ex_load && ex_rd != 5'd0));
+  assign ex_to_div = ex_q.valid && ex_insn.fetch_fault == 2'b00 && ex_insn.div &&
+                     ex_insn.rd != 5'd0;
+  assign ex_to_lsu = ex_q.valid && ex_insn.fetch_fault == 2'b00 &&
+                     (ex_insn.store || (ex_insn.load && ex_insn.rd != 5'd0));
 
-  logic [Threads-1:0]    lane_we, lane_exit, lane_barrier, lane_fault;
-  logic [Threads*32-1:0] lane_wdata, lane_next_pc, lane_addr, lane_fault_tval;
-  logic [Threads*8-1:0]  lane_fault_code;
+  localparam int LaneResW = $bits(weft_simt_lane_res_t'('0));
+  logic [Threads*LaneResW-1:0] lane_res;
 
   for (genvar l = 0; l < Threads; l++) begin : g_lane
     weft_simt_lane #(
       .DmemBytes (DmemBytes)
     ) u_lane (
-      .insn_i       (ex_insn_q),
-      .pc_i         (ex_pc_q),
-      .a_i          (ex_rs1_q[32*l +: 32]),
-      .b_i          (ex_rs2_q[32*l +: 32]),
+      .insn_i       (ex_q.insn),
+      .pc_i         (ex_q.pc),
+      .a_i          (ex_q.rs1[32*l +: 32]),
+      .b_i          (ex_q.rs2[32*l +: 32]),
       .csr_val_i    (ex_csr[32*l +: 32]),
-      .we_o         (lane_we[l]),
-      .wdata_o      (lane_wdata[32*l +: 32]),
-      .next_pc_o    (lane_next_pc[32*l +: 32]),
-      .addr_o       (lane_addr[32*l +: 32]),
-      .exit_o       (lane_exit[l]),
-      .barrier_o    (lane_barrier[l]),
-      .fault_o      (lane_fault[l]),
-      .fault_code_o (lane_fault_code[8*l +: 8]),
-      .fault_tval_o (lane_fault_tval[32*l +: 32])
+      .res_o        (lane_res[LaneResW*l +: LaneResW])
     );
   end
 
   // ---------------------------------------------------------------------------------------------
   // WB: fault or commit, unit hand-off
   // ---------------------------------------------------------------------------------------------
-  logic [2:0]            wb_funct3;
-  logic                  wb_store, rf_we_wb;
+  logic                  rf_we_wb;
   logic [Threads*32-1:0] wb_rs1, wb_addr, rf_data_wb;
   logic [Threads-1:0]    rf_mask_wb;
 
@@ -475,35 +430,19 @@ module weft_simt_core #(
   ) u_commit (
     .clk_i,
     .rst_ni,
-    .ex_valid_i        (ex_valid_q),
-    .ex_warp_i         (ex_warp_q),
-    .ex_pc_i           (ex_pc_q),
-    .ex_funct3_i       (ex_insn_q[14:12]),
-    .ex_rd_i           (ex_rd),
-    .ex_mask_i         (ex_mask_q),
-    .ex_fetch_fault_i  (ex_fetch_fault_q),
-    .ex_div_i          (ex_div),
-    .ex_load_i         (ex_load),
-    .ex_store_i        (ex_store),
-    .ex_rs1_i          (ex_rs1_q),
-    .ex_rs2_i          (ex_rs2_q),
-    .lane_we_i         (lane_we),
-    .lane_wdata_i      (lane_wdata),
-    .lane_next_pc_i    (lane_next_pc),
-    .lane_addr_i       (lane_addr),
-    .lane_exit_i       (lane_exit),
-    .lane_barrier_i    (lane_barrier),
-    .lane_fault_i      (lane_fault),
-    .lane_fault_code_i (lane_fault_code),
-    .lane_fault_tval_i (lane_fault_tval),
+    .ex_valid_i        (ex_q.valid),
+    .ex_warp_i         (ex_q.warp),
+    .ex_mask_i         (ex_q.mask),
+    .ex_insn_i         (ex_insn),
+    .ex_rs1_i          (ex_q.rs1),
+    .ex_rs2_i          (ex_q.rs2),
+    .lane_res_i        (lane_res),
     .error_i           (error),
     .step_limit_i      (step_limit),
     .valid_o           (wb_valid),
     .warp_o            (wb_warp),
     .mask_o            (wb_mask),
-    .rd_o              (wb_rd),
-    .funct3_o          (wb_funct3),
-    .store_o           (wb_store),
+    .insn_o            (wb_insn),
     .rs1_o             (wb_rs1),
     .rs2_o             (wb_rs2),
     .addr_o            (wb_addr),
@@ -513,10 +452,8 @@ module weft_simt_core #(
     .to_div_o          (wb_to_div),
     .to_lsu_o          (wb_to_lsu),
     .fault_o           (fault),
-    .fault_code_o      (fault_code),
-    .fault_pc_o        (fault_pc),
+    .fault_info_o      (fault_info),
     .fault_lane_o      (fault_lane),
-    .fault_tval_o      (fault_tval),
     .commit_o          (commit),
     .div_start_o       (div_start),
     .lsu_start_o       (lsu_start),
@@ -539,8 +476,8 @@ module weft_simt_core #(
     .rst_ni     (rst_ni),
     .start_i    (div_start),
     .w_i        (wb_warp),
-    .rd_i       (wb_rd),
-    .op_i       (wb_funct3[1:0]),
+    .rd_i       (wb_insn.rd),
+    .op_i       (wb_insn.funct3[1:0]),
     .mask_i     (wb_mask),
     .a_i        (wb_rs1),
     .b_i        (wb_rs2),
@@ -563,9 +500,9 @@ module weft_simt_core #(
     .rst_ni     (rst_ni),
     .start_i    (lsu_start),
     .w_i        (wb_warp),
-    .rd_i       (wb_rd),
-    .f3_i       (wb_funct3),
-    .store_i    (wb_store),
+    .rd_i       (wb_insn.rd),
+    .f3_i       (wb_insn.funct3),
+    .store_i    (wb_insn.store),
     .mask_i     (wb_mask),
     .addr_i     (wb_addr),
     .wdata_i    (wb_rs2),
@@ -586,8 +523,10 @@ module weft_simt_core #(
     .ext_rdata_o
   );
 
-  logic unused_done;
-  assign unused_done = lsu_done;  // replayed warps wait for their own conditions (scoreboard)
+  // Replayed warps wait for their own conditions (scoreboard); the fault check and the unit
+  // hand-off have read the rest of the instruction in WB.
+  logic unused_wb;
+  assign unused_wb = ^{lsu_done, wb_insn.pc, wb_insn.fetch_fault, wb_insn.div, wb_insn.load};
 
   // ---------------------------------------------------------------------------------------------
   // Register files: port 0 WB, port 1 divider, port 2 LSU
@@ -600,15 +539,15 @@ module weft_simt_core #(
     .rst_ni        (rst_ni),
     .clear_i       (launch),
     .rd_w_i        (rr_warp),
-    .rs1_i         (rr_rs1),
-    .rs2_i         (rr_rs2),
+    .rs1_i         (rr_check.rs1),
+    .rs2_i         (rr_check.rs2),
     .rs1_o         (rf_rs1),
     .rs1_written_o (rf_rs1_written),
     .rs2_o         (rf_rs2),
     .rs2_written_o (rf_rs2_written),
     .we_i          ({lsu_wb, div_wb, rf_we_wb}),
     .w_i           ({lsu_wb_warp, div_wb_warp, wb_warp}),
-    .rd_i          ({lsu_wb_rd, div_wb_rd, wb_rd}),
+    .rd_i          ({lsu_wb_rd, div_wb_rd, wb_insn.rd}),
     .mask_i        ({lsu_wb_mask, div_wb_mask, rf_mask_wb}),
     .data_i        ({lsu_wb_data, div_wb_data, rf_data_wb})
   );
@@ -636,23 +575,28 @@ module weft_simt_core #(
     .commit_i            (commit),
     .commit_warp_i       (wb_warp),
     .commit_mask_i       (wb_mask),
-    .cycles_o            (perf_cycles_o),
-    .issued_o            (issued),
-    .active_o            (perf_active_o),
-    .stall_pipe_o        (perf_stall_pipe_o),
-    .stall_div_o         (perf_stall_div_o),
-    .stall_mem_o         (perf_stall_mem_o),
-    .stall_barrier_o     (perf_stall_barrier_o),
-    .replays_o           (perf_replays_o),
-    .barriers_o          (perf_barriers_o),
+    .perf_o              (perf),
     .dbg_warp_i,
     .dbg_warp_issues_o,
     .dbg_warp_active_o
   );
 
-  assign perf_issued_o = issued;
-  assign busy_o        = running;
-  assign done_o        = done;
+  // The core's result and counter ports, one line per member.
+  assign err_code_o           = result.code;
+  assign err_pc_o             = result.pc;
+  assign err_thread_o         = result.thread;
+  assign err_tval_o           = result.tval;
+  assign perf_cycles_o        = perf.cycles;
+  assign perf_issued_o        = perf.issued;
+  assign perf_active_o        = perf.active;
+  assign perf_stall_pipe_o    = perf.stall_pipe;
+  assign perf_stall_div_o     = perf.stall_div;
+  assign perf_stall_mem_o     = perf.stall_mem;
+  assign perf_stall_barrier_o = perf.stall_barrier;
+  assign perf_replays_o       = perf.replays;
+  assign perf_barriers_o      = perf.barriers;
+  assign busy_o               = running;
+  assign done_o               = done;
 
 `ifndef SYNTHESIS
   // The instruction memory has one port: the host writes it only between launches.

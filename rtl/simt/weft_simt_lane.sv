@@ -5,24 +5,18 @@
 // AUIPC, JAL/JALR links, CSR reads), the next pc, the data address of loads and stores, exit and
 // barrier, or a fault with its code and tval (docs/simt-model.md "Errors"). Loads and DIV/REM
 // only have their checks and address here: the load/store unit and the shared divider produce
-// their results later (we_o is low for them).
+// their results later (res_o.we is low for them).
+`include "weft_simt_types.svh"
+
 module weft_simt_lane #(
   parameter int DmemBytes = 65536
 ) (
-  input  logic [31:0] insn_i,
-  input  logic [31:0] pc_i,
-  input  logic [31:0] a_i,        // rs1 (a7 for ECALL)
-  input  logic [31:0] b_i,        // rs2 (a0 for ECALL)
-  input  logic [31:0] csr_val_i,  // value of read-only CSR 0xCC0 + insn_i[22:20]
-  output logic        we_o,       // rd (if not x0) takes wdata_o now
-  output logic [31:0] wdata_o,
-  output logic [31:0] next_pc_o,
-  output logic [31:0] addr_o,     // load/store address
-  output logic        exit_o,     // ECALL exit (a7 = 93): exit code is b_i
-  output logic        barrier_o,
-  output logic        fault_o,
-  output logic [7:0]  fault_code_o,
-  output logic [31:0] fault_tval_o
+  input  logic [31:0]         insn_i,
+  input  logic [31:0]         pc_i,
+  input  logic [31:0]         a_i,        // rs1 (a7 for ECALL)
+  input  logic [31:0]         b_i,        // rs2 (a0 for ECALL)
+  input  logic [31:0]         csr_val_i,  // value of read-only CSR 0xCC0 + insn_i[22:20]
+  output weft_simt_lane_res_t res_o       // its result, next pc, address, exit, barrier, fault
 );
 
   // docs/simt-model.md error codes.
@@ -36,36 +30,15 @@ module weft_simt_lane #(
   localparam logic [7:0] ErrEcall        = 8'd9;
   localparam logic [31:0] SyscallExit    = 32'd93;
 
-  logic        illegal, is_lui, is_auipc, is_jal, is_jalr, is_branch, is_load, is_store, is_alu;
-  logic        is_mul, is_div, is_ecall, is_ebreak, is_csr, csr_barrier;
-  logic        uses_rs1, uses_rs2, writes_rd;
-  logic [31:0] imm;
+  weft_simt_dec_t dec;
 
   weft_simt_decode u_dec (
-    .insn_i        (insn_i),
-    .illegal_o     (illegal),
-    .is_lui_o      (is_lui),
-    .is_auipc_o    (is_auipc),
-    .is_jal_o      (is_jal),
-    .is_jalr_o     (is_jalr),
-    .is_branch_o   (is_branch),
-    .is_load_o     (is_load),
-    .is_store_o    (is_store),
-    .is_alu_o      (is_alu),
-    .is_mul_o      (is_mul),
-    .is_div_o      (is_div),
-    .is_ecall_o    (is_ecall),
-    .is_ebreak_o   (is_ebreak),
-    .is_csr_o      (is_csr),
-    .csr_barrier_o (csr_barrier),
-    .imm_o         (imm),
-    .uses_rs1_o    (uses_rs1),
-    .uses_rs2_o    (uses_rs2),
-    .writes_rd_o   (writes_rd)
+    .insn_i (insn_i),
+    .dec_o  (dec)
   );
 
-  logic        unused_dec;
-  assign unused_dec = uses_rs1 ^ uses_rs2 ^ is_div;
+  logic unused_dec;
+  assign unused_dec = dec.uses_rs1 ^ dec.uses_rs2 ^ dec.is_div;
 
   logic [2:0]  f3;
   logic        op_reg;   // OP (register-register) rather than OP-IMM
@@ -76,12 +49,13 @@ module weft_simt_lane #(
   logic [31:0] mulres;
   logic        taken;
   logic [31:0] target;
+  logic [31:0] addr;      // load/store address
   logic [32:0] end_addr;  // address + size, 33 bits (no wrap-around)
   logic        misaligned;
 
   assign f3     = insn_i[14:12];
   assign op_reg = insn_i[5];
-  assign op2    = op_reg ? b_i : imm;
+  assign op2    = op_reg ? b_i : dec.imm;
   assign shamt  = op2[4:0];
 
   // RV32I OP-IMM / OP (ISA 2.4).
@@ -120,72 +94,67 @@ module weft_simt_lane #(
     endcase
   end
 
-  assign target   = is_jalr ? ((a_i + imm) & ~32'd1) : pc_i + imm;
-  assign addr_o   = a_i + imm;
-  assign end_addr = {1'b0, addr_o} + 33'({f3[1], f3[0] & !f3[1], !f3[1] & !f3[0]});
-  assign misaligned = (f3[0] && addr_o[0]) || (f3[1] && (addr_o[1:0] != 2'b00));
+  assign target   = dec.is_jalr ? ((a_i + dec.imm) & ~32'd1) : pc_i + dec.imm;
+  assign addr     = a_i + dec.imm;
+  assign end_addr = {1'b0, addr} + 33'({f3[1], f3[0] & !f3[1], !f3[1] & !f3[0]});
+  assign misaligned = (f3[0] && addr[0]) || (f3[1] && (addr[1:0] != 2'b00));
 
   always_comb begin : p_exec
-    we_o         = 1'b0;
-    wdata_o      = 32'd0;
-    next_pc_o    = pc_i + 32'd4;
-    exit_o       = 1'b0;
-    barrier_o    = 1'b0;
-    fault_o      = 1'b0;
-    fault_code_o = 8'd0;
-    fault_tval_o = 32'd0;
-    if (illegal) begin
-      fault_o      = 1'b1;
-      fault_code_o = ErrIllegal;
-      fault_tval_o = insn_i;
-    end else if (is_lui || is_auipc) begin
-      we_o    = 1'b1;
-      wdata_o = is_lui ? imm : pc_i + imm;
-    end else if (is_jal || is_jalr || (is_branch && taken)) begin
+    res_o         = '0;
+    res_o.next_pc = pc_i + 32'd4;
+    res_o.addr    = addr;
+    if (dec.illegal) begin
+      res_o.fault      = 1'b1;
+      res_o.fault_code = ErrIllegal;
+      res_o.fault_tval = insn_i;
+    end else if (dec.is_lui || dec.is_auipc) begin
+      res_o.we    = 1'b1;
+      res_o.wdata = dec.is_lui ? dec.imm : pc_i + dec.imm;
+    end else if (dec.is_jal || dec.is_jalr || (dec.is_branch && taken)) begin
       if (target[1:0] != 2'b00) begin  // reported at the jump, rd not written (ISA 2.5)
-        fault_o      = 1'b1;
-        fault_code_o = ErrFetchAlign;
-        fault_tval_o = target;
+        res_o.fault      = 1'b1;
+        res_o.fault_code = ErrFetchAlign;
+        res_o.fault_tval = target;
       end else begin
-        we_o      = !is_branch;
-        wdata_o   = pc_i + 32'd4;
-        next_pc_o = target;
+        res_o.we      = !dec.is_branch;
+        res_o.wdata   = pc_i + 32'd4;
+        res_o.next_pc = target;
       end
-    end else if (is_alu) begin
-      we_o    = 1'b1;
-      wdata_o = alu;
-    end else if (is_mul) begin
-      we_o    = 1'b1;
-      wdata_o = mulres;
-    end else if (is_load || is_store) begin
+    end else if (dec.is_alu) begin
+      res_o.we    = 1'b1;
+      res_o.wdata = alu;
+    end else if (dec.is_mul) begin
+      res_o.we    = 1'b1;
+      res_o.wdata = mulres;
+    end else if (dec.is_load || dec.is_store) begin
       if (misaligned) begin
-        fault_o      = 1'b1;
-        fault_code_o = is_load ? ErrLoadAlign : ErrStoreAlign;
-        fault_tval_o = addr_o;
+        res_o.fault      = 1'b1;
+        res_o.fault_code = dec.is_load ? ErrLoadAlign : ErrStoreAlign;
+        res_o.fault_tval = addr;
       end else if (end_addr > 33'(DmemBytes)) begin
-        fault_o      = 1'b1;
-        fault_code_o = is_load ? ErrLoadRange : ErrStoreRange;
-        fault_tval_o = addr_o;
+        res_o.fault      = 1'b1;
+        res_o.fault_code = dec.is_load ? ErrLoadRange : ErrStoreRange;
+        res_o.fault_tval = addr;
       end
-    end else if (is_csr) begin
-      we_o      = 1'b1;
-      wdata_o   = (insn_i[31:20] == 12'h8C0) ? 32'd0 : csr_val_i;  // the barrier CSR reads 0
-      barrier_o = csr_barrier;
-    end else if (is_ecall) begin
+    end else if (dec.is_csr) begin
+      res_o.we      = 1'b1;
+      res_o.wdata   = (insn_i[31:20] == 12'h8C0) ? 32'd0 : csr_val_i;  // the barrier CSR reads 0
+      res_o.barrier = dec.csr_barrier;
+    end else if (dec.is_ecall) begin
       if (a_i == SyscallExit) begin
-        exit_o = 1'b1;
+        res_o.exit = 1'b1;
       end else begin
-        fault_o      = 1'b1;
-        fault_code_o = ErrEcall;
-        fault_tval_o = a_i;
+        res_o.fault      = 1'b1;
+        res_o.fault_code = ErrEcall;
+        res_o.fault_tval = a_i;
       end
-    end else if (is_ebreak) begin
-      fault_o      = 1'b1;
-      fault_code_o = ErrBreakpoint;
-      fault_tval_o = pc_i;
+    end else if (dec.is_ebreak) begin
+      res_o.fault      = 1'b1;
+      res_o.fault_code = ErrBreakpoint;
+      res_o.fault_tval = pc_i;
     end
     // FENCE and (not taken) branches: nothing but pc + 4. DIV/REM: the divider writes rd.
-    if (!writes_rd) we_o = 1'b0;
+    if (!dec.writes_rd) res_o.we = 1'b0;
   end
 
 endmodule

@@ -44,65 +44,59 @@ module weft_simt_threads #(
   output logic                  dbg_exited_o
 );
 
-  logic [NumThr*32-1:0] pc_q, pc_d, exit_code_q, exit_code_d, retired_q, retired_d;
-  logic [NumThr-1:0]    exited_q, exited_d, at_barrier_q, at_barrier_d;
+  // Every thread's state, written by launch, commit and release.
+  typedef struct packed {
+    logic [NumThr*32-1:0] pc;
+    logic [NumThr-1:0]    exited;
+    logic [NumThr-1:0]    at_barrier;
+    logic [NumThr*32-1:0] exit_code;
+    logic [NumThr*32-1:0] retired;
+  } state_t;
+  state_t st_q, st_d;
 
-  assign all_exited_o      = &exited_q;
-  assign barrier_release_o = issuing_i && (|at_barrier_q) && (&(exited_q | at_barrier_q));
+  assign all_exited_o      = &st_q.exited;
+  assign barrier_release_o = issuing_i && (|st_q.at_barrier) && (&(st_q.exited | st_q.at_barrier));
 
   always_comb begin : p_next
     int unsigned idx;
-    idx          = 0;
-    pc_d         = pc_q;
-    exited_d     = exited_q;
-    at_barrier_d = at_barrier_q;
-    exit_code_d  = exit_code_q;
-    retired_d    = retired_q;
-    if (barrier_release_o) at_barrier_d = '0;
+    idx  = 0;
+    st_d = st_q;
+    if (barrier_release_o) st_d.at_barrier = '0;
     if (commit_i) begin
       for (int l = 0; l < Threads; l++) begin
         idx = 32'(commit_warp_i) * Threads + l;
         if (commit_mask_i[l]) begin
-          pc_d[32*idx +: 32]      = commit_next_pc_i[32*l +: 32];
-          retired_d[32*idx +: 32] = retired_q[32*idx +: 32] + 32'd1;
+          st_d.pc[32*idx +: 32]      = commit_next_pc_i[32*l +: 32];
+          st_d.retired[32*idx +: 32] = st_q.retired[32*idx +: 32] + 32'd1;
           if (commit_exit_i[l]) begin
-            exited_d[idx]             = 1'b1;
-            exit_code_d[32*idx +: 32] = commit_exit_code_i[32*l +: 32];
+            st_d.exited[idx]             = 1'b1;
+            st_d.exit_code[32*idx +: 32] = commit_exit_code_i[32*l +: 32];
           end
-          if (commit_barrier_i[l]) at_barrier_d[idx] = 1'b1;
+          if (commit_barrier_i[l]) st_d.at_barrier[idx] = 1'b1;
         end
       end
     end
     if (launch_i) begin
-      pc_d         = {NumThr{launch_pc_i}};
-      exited_d     = ~launch_threads_i;
-      at_barrier_d = '0;
-      exit_code_d  = '0;
-      retired_d    = '0;
+      st_d        = '0;
+      st_d.pc     = {NumThr{launch_pc_i}};
+      st_d.exited = ~launch_threads_i;
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
     if (!rst_ni) begin
-      pc_q         <= '0;
-      exited_q     <= '1;
-      at_barrier_q <= '0;
-      exit_code_q  <= '0;
-      retired_q    <= '0;
+      st_q        <= '0;
+      st_q.exited <= '1;  // no thread before the first launch
     end else begin
-      pc_q         <= pc_d;
-      exited_q     <= exited_d;
-      at_barrier_q <= at_barrier_d;
-      exit_code_q  <= exit_code_d;
-      retired_q    <= retired_d;
+      st_q <= st_d;
     end
   end
 
-  assign pc_o            = pc_q;
-  assign exited_o        = exited_q;
-  assign at_barrier_o    = at_barrier_q;
-  assign dbg_retired_o   = retired_q[32*dbg_thread_i +: 32];
-  assign dbg_exit_code_o = exit_code_q[32*dbg_thread_i +: 32];
-  assign dbg_exited_o    = exited_q[dbg_thread_i];
+  assign pc_o            = st_q.pc;
+  assign exited_o        = st_q.exited;
+  assign at_barrier_o    = st_q.at_barrier;
+  assign dbg_retired_o   = st_q.retired[32*dbg_thread_i +: 32];
+  assign dbg_exit_code_o = st_q.exit_code[32*dbg_thread_i +: 32];
+  assign dbg_exited_o    = st_q.exited[dbg_thread_i];
 
 endmodule

@@ -6,8 +6,8 @@
 // LEDs: [0] heartbeat (toggles every ClkHz/2 cycles), [1] device busy and [2] device error
 // (STATUS, polled by the bridge), [3] irq, [4] UART receive and [5] transmit activity (stretched
 // to about 50 ms), [6] a bad frame was seen since reset, [7] 0 (free for the board top).
-// weft_top's flat m_axi_* ports meet weft_board_mem's weft_axi_*_t structs here
-// (rtl/common/weft_axi_types.svh).
+// weft_top's flat m_axi_* ports meet weft_board_mem's weft_axi_*_t structs here, and its flat
+// s_axil_* ports the bridge's weft_axil_req_t / weft_axil_rsp_t (rtl/common/weft_axi_types.svh).
 `include "weft_axi_types.svh"
 
 module weft_board #(
@@ -38,13 +38,8 @@ module weft_board #(
   localparam int DataW = 128;
 
   // ---------------------------------------------------------------- bridge <-> device CSRs
-  logic        axil_awvalid, axil_awready, axil_wvalid, axil_wready, axil_bvalid, axil_bready;
-  logic        axil_arvalid, axil_arready, axil_rvalid, axil_rready;
-  logic [11:0] axil_awaddr, axil_araddr;
-  logic [2:0]  axil_awprot, axil_arprot;
-  logic [31:0] axil_wdata, axil_rdata;
-  logic [3:0]  axil_wstrb;
-  logic [1:0]  axil_bresp, axil_rresp;
+  weft_axil_req_t axil_req;
+  weft_axil_rsp_t axil_rsp;
   // bridge <-> board memory
   logic             br_req, br_we, br_gnt, br_rvalid;
   logic [MemAw-3:0] br_addr;
@@ -70,13 +65,7 @@ module weft_board #(
     .ClksPerBit(ClksPerBit), .ClkHz(ClkHz), .HostMemBytes(HostMemBytes)
   ) u_bridge (
     .clk_i, .rst_ni, .uart_rx_i, .uart_tx_o,
-    .m_axil_awvalid(axil_awvalid), .m_axil_awready(axil_awready), .m_axil_awaddr(axil_awaddr),
-    .m_axil_awprot(axil_awprot), .m_axil_wvalid(axil_wvalid), .m_axil_wready(axil_wready),
-    .m_axil_wdata(axil_wdata), .m_axil_wstrb(axil_wstrb), .m_axil_bvalid(axil_bvalid),
-    .m_axil_bready(axil_bready), .m_axil_bresp(axil_bresp), .m_axil_arvalid(axil_arvalid),
-    .m_axil_arready(axil_arready), .m_axil_araddr(axil_araddr), .m_axil_arprot(axil_arprot),
-    .m_axil_rvalid(axil_rvalid), .m_axil_rready(axil_rready), .m_axil_rdata(axil_rdata),
-    .m_axil_rresp(axil_rresp),
+    .axil_req_o(axil_req), .axil_rsp_i(axil_rsp),
     .mem_req_o(br_req), .mem_we_o(br_we), .mem_addr_o(br_addr), .mem_wdata_o(br_wdata),
     .mem_gnt_i(br_gnt), .mem_rvalid_i(br_rvalid), .mem_rdata_i(br_rdata),
     .dev_busy_o(dev_busy), .dev_error_o(dev_error), .rx_active_o(rx_active),
@@ -89,13 +78,16 @@ module weft_board #(
     .SimtImemWords(SimtImemWords)
   ) u_top (
     .clk_i, .rst_ni,
-    .s_axil_awvalid(axil_awvalid), .s_axil_awready(axil_awready), .s_axil_awaddr(axil_awaddr),
-    .s_axil_awprot(axil_awprot), .s_axil_wvalid(axil_wvalid), .s_axil_wready(axil_wready),
-    .s_axil_wdata(axil_wdata), .s_axil_wstrb(axil_wstrb), .s_axil_bvalid(axil_bvalid),
-    .s_axil_bready(axil_bready), .s_axil_bresp(axil_bresp), .s_axil_arvalid(axil_arvalid),
-    .s_axil_arready(axil_arready), .s_axil_araddr(axil_araddr), .s_axil_arprot(axil_arprot),
-    .s_axil_rvalid(axil_rvalid), .s_axil_rready(axil_rready), .s_axil_rdata(axil_rdata),
-    .s_axil_rresp(axil_rresp),
+    .s_axil_awvalid(axil_req.aw_valid), .s_axil_awready(axil_rsp.aw_ready),
+    .s_axil_awaddr(axil_req.aw_addr), .s_axil_awprot(axil_req.aw_prot),
+    .s_axil_wvalid(axil_req.w_valid), .s_axil_wready(axil_rsp.w_ready),
+    .s_axil_wdata(axil_req.w_data), .s_axil_wstrb(axil_req.w_strb),
+    .s_axil_bvalid(axil_rsp.b_valid), .s_axil_bready(axil_req.b_ready),
+    .s_axil_bresp(axil_rsp.b_resp), .s_axil_arvalid(axil_req.ar_valid),
+    .s_axil_arready(axil_rsp.ar_ready), .s_axil_araddr(axil_req.ar_addr),
+    .s_axil_arprot(axil_req.ar_prot), .s_axil_rvalid(axil_rsp.r_valid),
+    .s_axil_rready(axil_req.r_ready), .s_axil_rdata(axil_rsp.r_data),
+    .s_axil_rresp(axil_rsp.r_resp),
     .m_axi_awvalid(awvalid), .m_axi_awready(awready), .m_axi_awid(awid),
     .m_axi_awaddr(aw.addr), .m_axi_awlen(aw.len), .m_axi_awsize(aw.size),
     .m_axi_awburst(aw.burst), .m_axi_awcache(aw.cache), .m_axi_awprot(aw.prot),

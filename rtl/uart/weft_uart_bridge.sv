@@ -30,6 +30,7 @@
 // follow each other without gaps. Should the FIFO fill up, a mark takes the last entry and the
 // frame it falls in is dropped (BR_FRAME_ERR).
 `include "weft_assert.svh"
+`include "weft_axi_types.svh"
 
 module weft_uart_bridge #(
   parameter int          ClksPerBit     = 50,
@@ -45,25 +46,8 @@ module weft_uart_bridge #(
   input  logic             uart_rx_i,
   output logic             uart_tx_o,
   // AXI4-Lite master (device CSRs)
-  output logic             m_axil_awvalid,
-  input  logic             m_axil_awready,
-  output logic [11:0]      m_axil_awaddr,
-  output logic [2:0]       m_axil_awprot,
-  output logic             m_axil_wvalid,
-  input  logic             m_axil_wready,
-  output logic [31:0]      m_axil_wdata,
-  output logic [3:0]       m_axil_wstrb,
-  input  logic             m_axil_bvalid,
-  output logic             m_axil_bready,
-  input  logic [1:0]       m_axil_bresp,
-  output logic             m_axil_arvalid,
-  input  logic             m_axil_arready,
-  output logic [11:0]      m_axil_araddr,
-  output logic [2:0]       m_axil_arprot,
-  input  logic             m_axil_rvalid,
-  output logic             m_axil_rready,
-  input  logic [31:0]      m_axil_rdata,
-  input  logic [1:0]       m_axil_rresp,
+  output weft_axil_req_t   axil_req_o,
+  input  weft_axil_rsp_t   axil_rsp_i,
   // board memory word port: a request is held until mem_gnt_i; read data comes with
   // mem_rvalid_i some cycles later (one read outstanding). Address: 32-bit word in the memory.
   output logic             mem_req_o,
@@ -80,6 +64,22 @@ module weft_uart_bridge #(
   output logic             tx_active_o,
   output logic             bad_frame_o    // sticky: a frame was dropped since reset
 );
+
+  // The register bus under its AXI4-Lite names; axil_req_o / axil_rsp_i carry them (the struct's
+  // field order: rtl/common/weft_axi_types.svh).
+  logic        m_axil_awvalid, m_axil_awready, m_axil_wvalid, m_axil_wready;
+  logic        m_axil_bvalid, m_axil_bready, m_axil_arvalid, m_axil_arready;
+  logic        m_axil_rvalid, m_axil_rready;
+  logic [11:0] m_axil_awaddr, m_axil_araddr;
+  logic [2:0]  m_axil_awprot, m_axil_arprot;
+  logic [31:0] m_axil_wdata, m_axil_rdata;
+  logic [3:0]  m_axil_wstrb;
+  logic [1:0]  m_axil_bresp, m_axil_rresp;
+  assign axil_req_o = {m_axil_awvalid, m_axil_awaddr, m_axil_awprot, m_axil_wvalid, m_axil_wdata,
+                       m_axil_wstrb, m_axil_bready, m_axil_arvalid, m_axil_araddr, m_axil_arprot,
+                       m_axil_rready};
+  assign {m_axil_awready, m_axil_wready, m_axil_bvalid, m_axil_bresp, m_axil_arready,
+          m_axil_rvalid, m_axil_rdata, m_axil_rresp} = axil_rsp_i;
 
   if (HostMemBytes < 256 || (1 << MemAw) != HostMemBytes || MemAw > 31) begin : g_bad_mem
     `WEFT_ELAB_ERROR("weft_uart_bridge: HostMemBytes must be a power of two in 256 .. 2^31")

@@ -1154,12 +1154,13 @@ std::string for_tool_user(std::string msg) {
   return cut == std::string::npos ? msg : msg.substr(0, cut) + ".";
 }
 
-// The error's exit status: 2 for what the command line can fix (a bad URI or argument, a shape
-// the arena cannot hold), else 3.
+// The error's exit status: 2 for what the command line can fix (a bad URI, argument or model
+// file, a shape the arena cannot hold), else 3.
 int exit_status(const weft::Error& e) {
   switch (e.code()) {
     case weft::Errc::kBadArgument:
     case weft::Errc::kBadUri:
+    case weft::Errc::kBadModel:
     case weft::Errc::kOutOfMemory:
       return kExitUsage;
     default:

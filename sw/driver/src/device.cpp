@@ -37,6 +37,8 @@ std::string_view errc_name(Errc e) {
       return "SIMULATION";
     case Errc::kUnsupported:
       return "UNSUPPORTED";
+    case Errc::kBadModel:
+      return "BAD_MODEL";
     default:
       return "UNKNOWN";
   }

@@ -45,6 +45,7 @@ enum class Errc : uint16_t {
   kQueueStopped,     // submit() while the queue is stopped on an error: call Queue::reset()
   kSimulation,       // the simulated device reported an internal error (assertion)
   kUnsupported,      // the back end does not offer this (e.g. fault injection on ref://)
+  kBadModel,         // a model file that cannot be loaded: missing, not ONNX, malformed, inconsistent
 };
 
 constexpr Errc to_errc(ErrorCode e) { return static_cast<Errc>(static_cast<uint8_t>(e)); }

@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -96,6 +97,9 @@ OnnxGraph load_onnx_graph(const std::string& path) {
       }
       node.inputs.push_back(x);
     }
+    for (const auto& a : n.attribute()) {
+      if (a.type() == onnx::AttributeProto::INT) node.int_attrs[a.name()] = a.i();
+    }
     for (const auto& y : n.output()) {
       if (!y.empty()) known.insert(y);
       node.outputs.push_back(y);
@@ -110,6 +114,69 @@ OnnxGraph load_onnx_graph(const std::string& path) {
     g.outputs.push_back(value_info(v));
   }
   return g;
+}
+
+OnnxTensor load_onnx_tensor(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) bad(path, "cannot open the file (give the path of a TensorProto .pb file)");
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  onnx::TensorProto t;
+  if (!t.ParseFromString(bytes.str())) bad(path, "not a TensorProto: does not parse");
+  OnnxTensor out;
+  out.name = t.name();
+  out.elem_type = t.data_type();
+  out.dims.assign(t.dims().begin(), t.dims().end());
+  int64_t n = 1;
+  for (int64_t d : out.dims) {
+    if (d < 0) bad(path, "a negative dimension");
+    n *= d;
+  }
+  const std::string& raw = t.raw_data();
+  auto from_raw = [&](auto sample, auto put) {
+    using T = decltype(sample);
+    if (raw.size() != static_cast<size_t>(n) * sizeof(T)) {
+      bad(path, "raw_data holds " + std::to_string(raw.size()) + " bytes, the dimensions need " +
+                    std::to_string(n * static_cast<int64_t>(sizeof(T))));
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      T v;
+      std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));  // little-endian, as ONNX stores
+      put(v);
+    }
+  };
+  auto put_int = [&](auto v) { out.ints.push_back(static_cast<int64_t>(v)); };
+  const bool has_raw = t.has_raw_data();
+  switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      if (has_raw) from_raw(float{}, [&](float v) { out.floats.push_back(v); });
+      else out.floats.assign(t.float_data().begin(), t.float_data().end());
+      break;
+    case onnx::TensorProto::UINT8:
+      if (has_raw) from_raw(uint8_t{}, put_int);
+      else for (int32_t v : t.int32_data()) put_int(static_cast<uint8_t>(v));
+      break;
+    case onnx::TensorProto::INT8:
+      if (has_raw) from_raw(int8_t{}, put_int);
+      else for (int32_t v : t.int32_data()) put_int(static_cast<int8_t>(v));
+      break;
+    case onnx::TensorProto::INT32:
+      if (has_raw) from_raw(int32_t{}, put_int);
+      else for (int32_t v : t.int32_data()) put_int(v);
+      break;
+    case onnx::TensorProto::INT64:
+      if (has_raw) from_raw(int64_t{}, put_int);
+      else for (int64_t v : t.int64_data()) put_int(v);
+      break;
+    default:
+      bad(path, "element type " + std::to_string(t.data_type()) +
+                    " is not read (FLOAT, UINT8, INT8, INT32, INT64 are)");
+  }
+  const size_t got = out.floats.size() + out.ints.size();
+  if (got != static_cast<size_t>(n)) {
+    bad(path, std::to_string(got) + " elements, the dimensions need " + std::to_string(n));
+  }
+  return out;
 }
 
 }  // namespace weft

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct OnnxNode {
   std::string domain;   // "" (ai.onnx) for the standard operators
   std::vector<std::string> inputs;   // "" for an omitted optional input
   std::vector<std::string> outputs;
+  std::map<std::string, int64_t> int_attrs;  // the node's INT attributes (axis, ...)
 };
 
 // The graph in file order (ONNX requires a topological order) with its interface.
@@ -42,5 +44,18 @@ struct OnnxGraph {
 // (malformed or truncated), has no graph or no ai.onnx opset, or a node reads a value that no
 // graph input, initializer, Constant or earlier node provides.
 OnnxGraph load_onnx_graph(const std::string& path);
+
+// One tensor: a TensorProto file (an ONNX test data set's input_<i>.pb / output_<i>.pb). Integer
+// element types (UINT8, INT8, INT32, INT64, ...) come in `ints`, FLOAT in `floats`, from raw_data
+// or the typed fields. Throws weft::Error(Errc::kBadModel) naming the file on a missing, malformed
+// or inconsistent file (an element count that does not match the dimensions) or another type.
+struct OnnxTensor {
+  std::string name;
+  int32_t elem_type = 0;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> ints;
+  std::vector<float> floats;
+};
+OnnxTensor load_onnx_tensor(const std::string& path);
 
 }  // namespace weft

@@ -1,0 +1,46 @@
+// weft/golden/onnx_ops.hpp: the ONNX operators' integer semantics, written from the ONNX operator
+// specification (onnx/docs/Operators.md, opsets 10-13) independently of the device path. The
+// model runtime's golden graph executor is built from them (docs/model-runtime.md).
+//
+// Tensors are row-major with explicit dimensions; integer elements travel as int32 whatever
+// their ONNX type (UINT8, INT8, INT32), with the type given where it sets a saturation range.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace weft::golden::onnx {
+
+enum class QType { kUint8, kInt8 };
+
+struct IntTensor {
+  std::vector<int64_t> dims;
+  std::vector<int32_t> data;
+};
+struct FloatTensor {
+  std::vector<int64_t> dims;
+  std::vector<float> data;
+};
+
+// QuantizeLinear: y = saturate(round_half_even(x / y_scale) + y_zero_point). A scale and zero
+// point with one element are per tensor; with dims[axis] elements they are per axis (opset 13).
+IntTensor quantize_linear(const FloatTensor& x, const std::vector<float>& y_scale,
+                          const std::vector<int32_t>& y_zero_point, QType type, int axis = 1);
+
+// DequantizeLinear: y = (x - x_zero_point) * x_scale, per tensor or per axis as above.
+FloatTensor dequantize_linear(const IntTensor& x, const std::vector<float>& x_scale,
+                              const std::vector<int32_t>& x_zero_point, int axis = 1);
+
+// MatMulInteger: (a - a_zero_point) x (b - b_zero_point) in int32, numpy matmul rules for
+// 2-D and batched (N-D, broadcast batch dimensions) operands; scalar zero points.
+IntTensor matmul_integer(const IntTensor& a, const IntTensor& b, int32_t a_zero_point,
+                         int32_t b_zero_point);
+
+// QLinearMatMul: saturate(round_half_even((a - a_zp)(b - b_zp) * (a_scale * b_scale / y_scale))
+// + y_zp), the real multiplier formed in float32 as the specification's reference does, the
+// product of the int32 accumulator and that multiplier in double.
+IntTensor qlinear_matmul(const IntTensor& a, float a_scale, int32_t a_zero_point,
+                         const IntTensor& b, float b_scale, int32_t b_zero_point, float y_scale,
+                         int32_t y_zero_point, QType y_type);
+
+}  // namespace weft::golden::onnx

@@ -1,0 +1,157 @@
+#include "weft/golden/onnx_ops.hpp"
+
+#include <algorithm>
+#include <cfenv>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace weft::golden::onnx {
+namespace {
+
+int32_t lo_of(QType t) { return t == QType::kUint8 ? 0 : -128; }
+int32_t hi_of(QType t) { return t == QType::kUint8 ? 255 : 127; }
+
+// Round half to even (IEEE roundTiesToEven), whatever the caller's rounding mode.
+double round_half_even(double v) {
+  const int saved = std::fegetround();
+  std::fesetround(FE_TONEAREST);
+  const double r = std::nearbyint(v);
+  std::fesetround(saved);
+  return r;
+}
+
+int64_t count(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+// Index of the quantization parameter for flat element i: 0 per tensor, else the coordinate
+// along `axis`.
+size_t param_index(const std::vector<int64_t>& dims, size_t nparams, int axis, int64_t i) {
+  if (nparams == 1) return 0;
+  const int rank = static_cast<int>(dims.size());
+  const int ax = axis < 0 ? axis + rank : axis;
+  if (ax < 0 || ax >= rank || dims[ax] != static_cast<int64_t>(nparams)) {
+    throw std::invalid_argument("onnx: per-axis parameters need dims[axis] elements, got " +
+                                std::to_string(nparams));
+  }
+  int64_t inner = 1;
+  for (int d = ax + 1; d < rank; ++d) inner *= dims[d];
+  return static_cast<size_t>((i / inner) % dims[ax]);
+}
+
+// The batch dimensions of numpy matmul: a [..., M, K] x b [..., K, N], broadcast batch dims.
+struct MatMulShape {
+  std::vector<int64_t> out;  // batch..., M, N
+  int64_t m, k, n, batch;
+  std::vector<int64_t> a_batch_stride, b_batch_stride;  // per output batch index: element offset
+};
+
+MatMulShape matmul_shape(std::vector<int64_t> a, std::vector<int64_t> b) {
+  if (a.empty() || b.empty()) throw std::invalid_argument("onnx matmul: scalar operand");
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  if (a_vec) a.insert(a.begin(), 1);
+  if (b_vec) b.push_back(1);
+  MatMulShape s;
+  s.m = a[a.size() - 2];
+  s.k = a.back();
+  s.n = b.back();
+  if (b[b.size() - 2] != s.k) throw std::invalid_argument("onnx matmul: inner dimensions differ");
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> ab(rank - 2, 1), bb(rank - 2, 1), ob(rank - 2, 1);
+  for (size_t i = 0; i + 2 < a.size(); ++i) ab[rank - a.size() + i] = a[i];
+  for (size_t i = 0; i + 2 < b.size(); ++i) bb[rank - b.size() + i] = b[i];
+  for (size_t i = 0; i < rank - 2; ++i) {
+    if (ab[i] != bb[i] && ab[i] != 1 && bb[i] != 1) {
+      throw std::invalid_argument("onnx matmul: batch dimensions do not broadcast");
+    }
+    ob[i] = std::max(ab[i], bb[i]);
+  }
+  s.batch = count(ob);
+  for (int64_t t = 0; t < s.batch; ++t) {
+    int64_t rem = t, aoff = 0, boff = 0, astr = s.m * s.k, bstr = s.k * s.n;
+    for (size_t i = rank - 2; i-- > 0;) {
+      const int64_t c = rem % ob[i];
+      rem /= ob[i];
+      aoff += (ab[i] == 1 ? 0 : c) * astr;
+      boff += (bb[i] == 1 ? 0 : c) * bstr;
+      astr *= ab[i];
+      bstr *= bb[i];
+    }
+    s.a_batch_stride.push_back(aoff);
+    s.b_batch_stride.push_back(boff);
+  }
+  s.out = ob;
+  if (!a_vec) s.out.push_back(s.m);
+  if (!b_vec) s.out.push_back(s.n);
+  return s;
+}
+
+std::vector<int32_t> accumulate(const MatMulShape& s, const IntTensor& a, const IntTensor& b,
+                                int32_t a_zp, int32_t b_zp) {
+  std::vector<int32_t> acc(static_cast<size_t>(s.batch * s.m * s.n));
+  for (int64_t t = 0; t < s.batch; ++t) {
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t j = 0; j < s.n; ++j) {
+        int64_t sum = 0;
+        for (int64_t q = 0; q < s.k; ++q) {
+          sum += static_cast<int64_t>(a.data[s.a_batch_stride[t] + i * s.k + q] - a_zp) *
+                 (b.data[s.b_batch_stride[t] + q * s.n + j] - b_zp);
+        }
+        acc[(t * s.m + i) * s.n + j] = static_cast<int32_t>(sum);
+      }
+    }
+  }
+  return acc;
+}
+
+}  // namespace
+
+IntTensor quantize_linear(const FloatTensor& x, const std::vector<float>& y_scale,
+                          const std::vector<int32_t>& y_zero_point, QType type, int axis) {
+  IntTensor y{x.dims, std::vector<int32_t>(x.data.size())};
+  for (size_t i = 0; i < x.data.size(); ++i) {
+    const size_t p = param_index(x.dims, y_scale.size(), axis, static_cast<int64_t>(i));
+    const int32_t zp = y_zero_point.empty() ? 0 : y_zero_point[y_zero_point.size() == 1 ? 0 : p];
+    // x / y_scale in float32, as the operator's definition computes it.
+    const float q = x.data[i] / y_scale[p];
+    const double v = round_half_even(q) + zp;
+    y.data[i] = static_cast<int32_t>(std::clamp(v, double(lo_of(type)), double(hi_of(type))));
+  }
+  return y;
+}
+
+FloatTensor dequantize_linear(const IntTensor& x, const std::vector<float>& x_scale,
+                              const std::vector<int32_t>& x_zero_point, int axis) {
+  FloatTensor y{x.dims, std::vector<float>(x.data.size())};
+  for (size_t i = 0; i < x.data.size(); ++i) {
+    const size_t p = param_index(x.dims, x_scale.size(), axis, static_cast<int64_t>(i));
+    const int32_t zp = x_zero_point.empty() ? 0 : x_zero_point[x_zero_point.size() == 1 ? 0 : p];
+    y.data[i] = static_cast<float>(x.data[i] - zp) * x_scale[p];
+  }
+  return y;
+}
+
+IntTensor matmul_integer(const IntTensor& a, const IntTensor& b, int32_t a_zero_point,
+                         int32_t b_zero_point) {
+  const MatMulShape s = matmul_shape(a.dims, b.dims);
+  return {s.out, accumulate(s, a, b, a_zero_point, b_zero_point)};
+}
+
+IntTensor qlinear_matmul(const IntTensor& a, float a_scale, int32_t a_zero_point,
+                         const IntTensor& b, float b_scale, int32_t b_zero_point, float y_scale,
+                         int32_t y_zero_point, QType y_type) {
+  const MatMulShape s = matmul_shape(a.dims, b.dims);
+  const std::vector<int32_t> acc = accumulate(s, a, b, a_zero_point, b_zero_point);
+  const float multiplier = a_scale * b_scale / y_scale;
+  IntTensor y{s.out, std::vector<int32_t>(acc.size())};
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const double v = round_half_even(static_cast<double>(acc[i]) * multiplier) + y_zero_point;
+    y.data[i] = static_cast<int32_t>(std::clamp(v, double(lo_of(y_type)), double(hi_of(y_type))));
+  }
+  return y;
+}
+
+}  // namespace weft::golden::onnx

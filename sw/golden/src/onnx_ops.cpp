@@ -109,6 +109,58 @@ std::vector<int32_t> accumulate(const MatMulShape& s, const IntTensor& a, const 
 
 }  // namespace
 
+IntTensor conv_integer(const IntTensor& x, const IntTensor& w, int32_t x_zero_point,
+                       const std::vector<int32_t>& w_zero_point, const Conv2dGeometry& g) {
+  if (x.dims.size() != 4 || w.dims.size() != 4 || x.dims[1] != w.dims[1]) {
+    throw std::invalid_argument("onnx conv: 2-D NCHW input and MCHW weights of one group");
+  }
+  const int64_t n = x.dims[0], c = x.dims[1], h = x.dims[2], wd = x.dims[3];
+  const int64_t m = w.dims[0], kh = w.dims[2], kw = w.dims[3];
+  const int64_t oh = (h + g.pad_top + g.pad_bottom - g.dilation_h * (kh - 1) - 1) / g.stride_h + 1;
+  const int64_t ow = (wd + g.pad_left + g.pad_right - g.dilation_w * (kw - 1) - 1) / g.stride_w + 1;
+  IntTensor y{{n, m, oh, ow}, std::vector<int32_t>(static_cast<size_t>(n * m * oh * ow))};
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t o = 0; o < m; ++o) {
+      const int32_t wzp = w_zero_point.empty() ? 0 : w_zero_point[w_zero_point.size() == 1 ? 0 : o];
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          int64_t sum = 0;
+          for (int64_t ch = 0; ch < c; ++ch) {
+            for (int64_t r = 0; r < kh; ++r) {
+              for (int64_t q = 0; q < kw; ++q) {
+                const int64_t yy = i * g.stride_h - g.pad_top + r * g.dilation_h;
+                const int64_t xx = j * g.stride_w - g.pad_left + q * g.dilation_w;
+                if (yy < 0 || yy >= h || xx < 0 || xx >= wd) continue;  // x - zp = 0 there
+                const int32_t xv = x.data[((b * c + ch) * h + yy) * wd + xx] - x_zero_point;
+                const int32_t wv = w.data[((o * c + ch) * kh + r) * kw + q] - wzp;
+                sum += static_cast<int64_t>(xv) * wv;
+              }
+            }
+          }
+          y.data[((b * m + o) * oh + i) * ow + j] = static_cast<int32_t>(sum);
+        }
+      }
+    }
+  }
+  return y;
+}
+
+IntTensor qlinear_conv(const IntTensor& x, float x_scale, int32_t x_zero_point, const IntTensor& w,
+                       const std::vector<float>& w_scale, const std::vector<int32_t>& w_zero_point,
+                       float y_scale, int32_t y_zero_point, QType y_type,
+                       const std::vector<int32_t>& bias, const Conv2dGeometry& g) {
+  IntTensor y = conv_integer(x, w, x_zero_point, w_zero_point, g);
+  const int64_t m = y.dims[1], plane = y.dims[2] * y.dims[3];
+  for (size_t i = 0; i < y.data.size(); ++i) {
+    const int64_t o = (static_cast<int64_t>(i) / plane) % m;
+    const float multiplier = x_scale * w_scale[w_scale.size() == 1 ? 0 : o] / y_scale;
+    const int64_t acc = static_cast<int64_t>(y.data[i]) + (bias.empty() ? 0 : bias[o]);
+    const double v = round_half_even(static_cast<double>(acc) * multiplier) + y_zero_point;
+    y.data[i] = static_cast<int32_t>(std::clamp(v, double(lo_of(y_type)), double(hi_of(y_type))));
+  }
+  return y;
+}
+
 IntTensor quantize_linear(const FloatTensor& x, const std::vector<float>& y_scale,
                           const std::vector<int32_t>& y_zero_point, QType type, int axis) {
   IntTensor y{x.dims, std::vector<int32_t>(x.data.size())};

@@ -99,6 +99,9 @@ OnnxGraph load_onnx_graph(const std::string& path) {
     }
     for (const auto& a : n.attribute()) {
       if (a.type() == onnx::AttributeProto::INT) node.int_attrs[a.name()] = a.i();
+      if (a.type() == onnx::AttributeProto::INTS) {
+        node.ints_attrs[a.name()].assign(a.ints().begin(), a.ints().end());
+      }
     }
     for (const auto& y : n.output()) {
       if (!y.empty()) known.insert(y);

@@ -60,6 +60,22 @@ int axis_of(const weft::OnnxNode& n) {
   return it == n.int_attrs.end() ? 1 : static_cast<int>(it->second);
 }
 
+go::Conv2dGeometry geometry(const weft::OnnxNode& n) {
+  go::Conv2dGeometry g;
+  auto ints = [&](const char* k) {
+    auto it = n.ints_attrs.find(k);
+    return it == n.ints_attrs.end() ? std::vector<int64_t>{} : it->second;
+  };
+  if (auto s = ints("strides"); s.size() == 2) g.stride_h = s[0], g.stride_w = s[1];
+  if (auto d = ints("dilations"); d.size() == 2) g.dilation_h = d[0], g.dilation_w = d[1];
+  // ONNX pads: {x1_begin, x2_begin, x1_end, x2_end}.
+  if (auto p = ints("pads"); p.size() == 4) g.pad_top = p[0], g.pad_left = p[1], g.pad_bottom = p[2], g.pad_right = p[3];
+  auto it = n.int_attrs.find("group");
+  EXPECT_TRUE(it == n.int_attrs.end() || it->second == 1) << "group " << it->second;
+  EXPECT_EQ(n.int_attrs.count("auto_pad"), 0u);
+  return g;
+}
+
 class OnnxNodeTest : public testing::TestWithParam<const char*> {};
 
 TEST_P(OnnxNodeTest, GoldenMatchesTheExpectedOutputBitExact) {
@@ -87,6 +103,18 @@ TEST_P(OnnxNodeTest, GoldenMatchesTheExpectedOutputBitExact) {
                                      ints(c.in[3]), c.in[4].floats.at(0), ivec(c.in[5]).at(0),
                                      c.in[6].floats.at(0), ivec(c.in[7]).at(0), qtype(c.in[7].elem_type)),
                   c.out);
+    } else if (op == "ConvInteger") {
+      const int32_t xzp = c.in.size() > 2 ? ivec(c.in[2]).at(0) : 0;
+      const std::vector<int32_t> wzp = c.in.size() > 3 ? ivec(c.in[3]) : std::vector<int32_t>{};
+      expect_ints(go::conv_integer(ints(c.in[0]), ints(c.in[1]), xzp, wzp, geometry(c.node)), c.out);
+    } else if (op == "QLinearConv") {
+      ASSERT_GE(c.in.size(), 8u);
+      const std::vector<int32_t> bias = c.in.size() > 8 ? ivec(c.in[8]) : std::vector<int32_t>{};
+      expect_ints(go::qlinear_conv(ints(c.in[0]), c.in[1].floats.at(0), ivec(c.in[2]).at(0),
+                                   ints(c.in[3]), c.in[4].floats, ivec(c.in[5]), c.in[6].floats.at(0),
+                                   ivec(c.in[7]).at(0), qtype(c.in[7].elem_type), bias,
+                                   geometry(c.node)),
+                  c.out);
     } else {
       FAIL() << GetParam() << ": no golden operator for " << op;
     }
@@ -97,7 +125,9 @@ INSTANTIATE_TEST_SUITE_P(Node, OnnxNodeTest,
                          testing::Values("test_quantizelinear", "test_quantizelinear_axis",
                                          "test_dequantizelinear", "test_dequantizelinear_axis",
                                          "test_matmulinteger", "test_qlinearmatmul_2D",
-                                         "test_qlinearmatmul_3D"),
+                                         "test_qlinearmatmul_3D", "test_qlinearconv",
+                                         "test_basic_convinteger", "test_convinteger_with_padding",
+                                         "test_convinteger_without_padding"),
                          [](const testing::TestParamInfo<const char*>& i) {
                            return std::string(i.param).substr(5);  // without "test_"
                          });

@@ -26,7 +26,8 @@ struct OnnxNode {
   std::string domain;   // "" (ai.onnx) for the standard operators
   std::vector<std::string> inputs;   // "" for an omitted optional input
   std::vector<std::string> outputs;
-  std::map<std::string, int64_t> int_attrs;  // the node's INT attributes (axis, ...)
+  std::map<std::string, int64_t> int_attrs;                 // INT attributes (axis, group, ...)
+  std::map<std::string, std::vector<int64_t>> ints_attrs;  // INTS attributes (pads, strides, ...)
 };
 
 // The graph in file order (ONNX requires a topological order) with its interface.

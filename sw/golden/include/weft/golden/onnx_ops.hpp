@@ -43,4 +43,25 @@ IntTensor qlinear_matmul(const IntTensor& a, float a_scale, int32_t a_zero_point
                          const IntTensor& b, float b_scale, int32_t b_zero_point, float y_scale,
                          int32_t y_zero_point, QType y_type);
 
+// Conv geometry of ConvInteger / QLinearConv (2-D, NCHW input, MCHW weights, group 1):
+// pads {top, left, bottom, right}, padded positions hold the input zero point (zero after its
+// subtraction).
+struct Conv2dGeometry {
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+};
+
+// ConvInteger: sum over c, kh, kw of (x - x_zero_point)(w - w_zero_point[m]) in int32, output
+// N x M x OH x OW. w_zero_point has one element or M.
+IntTensor conv_integer(const IntTensor& x, const IntTensor& w, int32_t x_zero_point,
+                       const std::vector<int32_t>& w_zero_point, const Conv2dGeometry& g);
+
+// QLinearConv: the ConvInteger accumulator plus the int32 bias (empty: none), times
+// x_scale * w_scale[m] / y_scale (float32) in double, rounded half to even, plus y_zero_point,
+// saturated; w_scale and w_zero_point have one element or M.
+IntTensor qlinear_conv(const IntTensor& x, float x_scale, int32_t x_zero_point, const IntTensor& w,
+                       const std::vector<float>& w_scale, const std::vector<int32_t>& w_zero_point,
+                       float y_scale, int32_t y_zero_point, QType y_type,
+                       const std::vector<int32_t>& bias, const Conv2dGeometry& g);
+
 }  // namespace weft::golden::onnx

@@ -31,101 +31,8 @@ OnnxValueInfo value_info(const onnx::ValueInfoProto& v) {
   return out;
 }
 
-}  // namespace
-
-OnnxGraph load_onnx_graph(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) bad(path, "cannot open the file (give the path of an .onnx model)");
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  const std::string data = bytes.str();
-  if (data.empty()) bad(path, "the file is empty, not an ONNX model");
-  if (data.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-    bad(path, "the file is larger than 2 GiB, which protobuf cannot parse");
-  }
-
-  onnx::ModelProto model;
-  if (!model.ParseFromString(data)) {
-    bad(path, "not an ONNX model: the protobuf ModelProto does not parse (malformed or truncated)");
-  }
-  if (!model.has_graph()) bad(path, "the model has no graph (not an ONNX model, or truncated)");
-
-  OnnxGraph g;
-  g.path = path;
-  for (const auto& op : model.opset_import()) {
-    if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = op.version();
-  }
-  if (g.opset <= 0) bad(path, "no ai.onnx opset in opset_import (not an ONNX model, or truncated)");
-
-  const onnx::GraphProto& graph = model.graph();
-  if (graph.node_size() == 0) bad(path, "the graph has no nodes");
-
-  std::set<std::string> known;  // values available so far, in file order
-  for (const auto& t : graph.initializer()) {
-    if (t.name().empty()) bad(path, "an initializer has no name");
-    OnnxValueInfo vi;
-    vi.name = t.name();
-    vi.elem_type = t.data_type();
-    vi.has_shape = true;
-    vi.dims.assign(t.dims().begin(), t.dims().end());
-    g.initializers.push_back(vi);
-    known.insert(t.name());
-  }
-  for (const auto& v : graph.input()) {
-    if (v.name().empty()) bad(path, "a graph input has no name");
-    if (!known.count(v.name())) g.inputs.push_back(value_info(v));
-    known.insert(v.name());
-  }
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const onnx::NodeProto& n = graph.node(i);
-    OnnxNode node;
-    if (n.name().empty()) {
-      node.name = std::to_string(i);
-      node.name.insert(node.name.begin(), '#');  // not "#" + s: GCC 12's -Wrestrict misfires on it
-    } else {
-      node.name = n.name();
-    }
-    node.op_type = n.op_type();
-    node.domain = n.domain();
-    if (node.op_type.empty()) bad(path, "node " + node.name + " has no op_type");
-    const std::string where = "node " + node.name + " (" + node.op_type + ")";
-    for (const auto& x : n.input()) {
-      if (!x.empty() && !known.count(x)) {
-        bad(path, where + " reads '" + x +
-                      "', which no graph input, initializer or earlier node provides "
-                      "(a missing initializer, or nodes out of order)");
-      }
-      node.inputs.push_back(x);
-    }
-    for (const auto& a : n.attribute()) {
-      if (a.type() == onnx::AttributeProto::INT) node.int_attrs[a.name()] = a.i();
-      if (a.type() == onnx::AttributeProto::INTS) {
-        node.ints_attrs[a.name()].assign(a.ints().begin(), a.ints().end());
-      }
-    }
-    for (const auto& y : n.output()) {
-      if (!y.empty()) known.insert(y);
-      node.outputs.push_back(y);
-    }
-    g.nodes.push_back(std::move(node));
-  }
-  if (graph.output_size() == 0) bad(path, "the graph has no outputs");
-  for (const auto& v : graph.output()) {
-    if (!known.count(v.name())) {
-      bad(path, "graph output '" + v.name() + "' is produced by no node, input or initializer");
-    }
-    g.outputs.push_back(value_info(v));
-  }
-  return g;
-}
-
-OnnxTensor load_onnx_tensor(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) bad(path, "cannot open the file (give the path of a TensorProto .pb file)");
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  onnx::TensorProto t;
-  if (!t.ParseFromString(bytes.str())) bad(path, "not a TensorProto: does not parse");
+// The values of a TensorProto; `where` names the file (and tensor) in errors.
+OnnxTensor tensor_value(const onnx::TensorProto& t, const std::string& path) {
   OnnxTensor out;
   out.name = t.name();
   out.elem_type = t.data_type();
@@ -133,6 +40,7 @@ OnnxTensor load_onnx_tensor(const std::string& path) {
   int64_t n = 1;
   for (int64_t d : out.dims) {
     if (d < 0) bad(path, "a negative dimension");
+    if (d > 0 && n > (int64_t{1} << 40) / d) bad(path, "more than 2^40 elements");
     n *= d;
   }
   const std::string& raw = t.raw_data();
@@ -180,6 +88,122 @@ OnnxTensor load_onnx_tensor(const std::string& path) {
     bad(path, std::to_string(got) + " elements, the dimensions need " + std::to_string(n));
   }
   return out;
+}
+
+}  // namespace
+
+OnnxGraph load_onnx_graph(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) bad(path, "cannot open the file (give the path of an .onnx model)");
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string data = bytes.str();
+  if (data.empty()) bad(path, "the file is empty, not an ONNX model");
+  if (data.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    bad(path, "the file is larger than 2 GiB, which protobuf cannot parse");
+  }
+
+  onnx::ModelProto model;
+  if (!model.ParseFromString(data)) {
+    bad(path, "not an ONNX model: the protobuf ModelProto does not parse (malformed or truncated)");
+  }
+  if (!model.has_graph()) bad(path, "the model has no graph (not an ONNX model, or truncated)");
+
+  OnnxGraph g;
+  g.path = path;
+  for (const auto& op : model.opset_import()) {
+    if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = op.version();
+  }
+  if (g.opset <= 0) bad(path, "no ai.onnx opset in opset_import (not an ONNX model, or truncated)");
+
+  const onnx::GraphProto& graph = model.graph();
+  if (graph.node_size() == 0) bad(path, "the graph has no nodes");
+
+  std::set<std::string> known;  // values available so far, in file order
+  for (const auto& t : graph.initializer()) {
+    if (t.name().empty()) bad(path, "an initializer has no name");
+    OnnxValueInfo vi;
+    vi.name = t.name();
+    vi.elem_type = t.data_type();
+    vi.has_shape = true;
+    vi.dims.assign(t.dims().begin(), t.dims().end());
+    g.initializers.push_back(vi);
+    g.constants[t.name()] = tensor_value(t, path + ": initializer '" + t.name() + "'");
+    known.insert(t.name());
+  }
+  for (const auto& v : graph.input()) {
+    if (v.name().empty()) bad(path, "a graph input has no name");
+    if (!known.count(v.name())) g.inputs.push_back(value_info(v));
+    known.insert(v.name());
+  }
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& n = graph.node(i);
+    OnnxNode node;
+    if (n.name().empty()) {
+      node.name = std::to_string(i);
+      node.name.insert(node.name.begin(), '#');  // not "#" + s: GCC 12's -Wrestrict misfires on it
+    } else {
+      node.name = n.name();
+    }
+    node.op_type = n.op_type();
+    node.domain = n.domain();
+    if (node.op_type.empty()) bad(path, "node " + node.name + " has no op_type");
+    const std::string where = "node " + node.name + " (" + node.op_type + ")";
+    for (const auto& x : n.input()) {
+      if (!x.empty() && !known.count(x)) {
+        bad(path, where + " reads '" + x +
+                      "', which no graph input, initializer or earlier node provides "
+                      "(a missing initializer, or nodes out of order)");
+      }
+      node.inputs.push_back(x);
+    }
+    for (const auto& a : n.attribute()) {
+      if (a.type() == onnx::AttributeProto::INT) node.int_attrs[a.name()] = a.i();
+      if (a.type() == onnx::AttributeProto::FLOAT) node.float_attrs[a.name()] = a.f();
+      if (a.type() == onnx::AttributeProto::STRING) node.string_attrs[a.name()] = a.s();
+      if (a.type() == onnx::AttributeProto::INTS) {
+        node.ints_attrs[a.name()].assign(a.ints().begin(), a.ints().end());
+      }
+    }
+    if (node.op_type == "Constant" && node.domain.empty()) {
+      // A Constant's value is known at load: it becomes one of the graph's constants.
+      const onnx::AttributeProto* value = nullptr;
+      for (const auto& a : n.attribute()) {
+        if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR) value = &a;
+      }
+      if (!value || n.output_size() != 1 || n.output(0).empty()) {
+        bad(path, where + ": only a Constant with one output and a tensor 'value' is supported");
+      }
+      OnnxTensor c = tensor_value(value->t(), path + ": " + where);
+      c.name = n.output(0);
+      g.constants[c.name] = std::move(c);
+      known.insert(n.output(0));
+      continue;
+    }
+    for (const auto& y : n.output()) {
+      if (!y.empty()) known.insert(y);
+      node.outputs.push_back(y);
+    }
+    g.nodes.push_back(std::move(node));
+  }
+  if (graph.output_size() == 0) bad(path, "the graph has no outputs");
+  for (const auto& v : graph.output()) {
+    if (!known.count(v.name())) {
+      bad(path, "graph output '" + v.name() + "' is produced by no node, input or initializer");
+    }
+    g.outputs.push_back(value_info(v));
+  }
+  return g;
+}
+
+OnnxTensor load_onnx_tensor(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) bad(path, "cannot open the file (give the path of a TensorProto .pb file)");
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  onnx::TensorProto t;
+  if (!t.ParseFromString(bytes.str())) bad(path, "not a TensorProto: does not parse");
+  return tensor_value(t, path);
 }
 
 }  // namespace weft

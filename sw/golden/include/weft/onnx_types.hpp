@@ -1,0 +1,88 @@
+// weft/onnx_types.hpp: an ONNX graph and its tensors as plain C++ values, with no protobuf in
+// sight. The model runtime's loader (sw/model, weft/onnx_graph.hpp) fills them from a file; the
+// golden graph executor (weft/golden/onnx_exec.hpp) and the runtime's lowering read them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace weft {
+
+// ONNX TensorProto.DataType values the runtime reads.
+enum OnnxElemType : int32_t {
+  kOnnxFloat = 1,
+  kOnnxUint8 = 2,
+  kOnnxInt8 = 3,
+  kOnnxInt32 = 6,
+  kOnnxInt64 = 7,
+};
+
+// A value's declared type: elem_type (OnnxElemType) and its dimensions (-1 for a symbolic or
+// absent one; `has_shape` false when the model gives no shape at all).
+struct OnnxValueInfo {
+  std::string name;
+  int32_t elem_type = 0;
+  std::vector<int64_t> dims;
+  bool has_shape = false;
+};
+
+// One tensor. Integer element types (UINT8, INT8, INT32, INT64) are held in `ints`, FLOAT in
+// `floats`; the other vector is empty.
+struct OnnxTensor {
+  std::string name;
+  int32_t elem_type = 0;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> ints;
+  std::vector<float> floats;
+  int64_t size() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+  bool is_float() const { return elem_type == kOnnxFloat; }
+};
+
+struct OnnxNode {
+  std::string name;     // may be empty in the file; then "#<index>"
+  std::string op_type;  // "QLinearConv", ...
+  std::string domain;   // "" (ai.onnx) for the standard operators
+  std::vector<std::string> inputs;   // "" for an omitted optional input
+  std::vector<std::string> outputs;
+  std::map<std::string, int64_t> int_attrs;                 // INT attributes (axis, group, ...)
+  std::map<std::string, std::vector<int64_t>> ints_attrs;  // INTS attributes (pads, strides, ...)
+  std::map<std::string, float> float_attrs;                 // FLOAT attributes (alpha, beta, ...)
+  std::map<std::string, std::string> string_attrs;          // STRING attributes (auto_pad, ...)
+
+  int64_t attr(const std::string& key, int64_t dflt) const {
+    auto it = int_attrs.find(key);
+    return it == int_attrs.end() ? dflt : it->second;
+  }
+  float fattr(const std::string& key, float dflt) const {
+    auto it = float_attrs.find(key);
+    return it == float_attrs.end() ? dflt : it->second;
+  }
+  std::vector<int64_t> ints(const std::string& key, std::vector<int64_t> dflt = {}) const {
+    auto it = ints_attrs.find(key);
+    return it == ints_attrs.end() ? dflt : it->second;
+  }
+  std::string sattr(const std::string& key, const std::string& dflt) const {
+    auto it = string_attrs.find(key);
+    return it == string_attrs.end() ? dflt : it->second;
+  }
+};
+
+// The graph in file order (ONNX requires a topological order) with its interface.
+struct OnnxGraph {
+  std::string path;
+  int64_t opset = 0;  // version of the default (ai.onnx) domain
+  std::vector<OnnxNode> nodes;  // without the Constant nodes, whose values are in `constants`
+  std::vector<OnnxValueInfo> inputs;        // graph inputs that are not initializers
+  std::vector<OnnxValueInfo> outputs;
+  std::vector<OnnxValueInfo> initializers;  // constant tensors (weights, scales, zero points)
+  // The values of the initializers and of Constant nodes' outputs, by name.
+  std::map<std::string, OnnxTensor> constants;
+};
+
+}  // namespace weft

@@ -1,0 +1,724 @@
+// The model runtime: lowering an ONNX graph to tensor-unit operations and host operations, and
+// running the plan (docs/model-runtime.md, "Lowering" and "Running").
+#include "weft/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "host_ops.hpp"
+#include "weft/error.hpp"
+#include "weft/onnx_graph.hpp"
+#include "weft/ops.hpp"
+
+namespace weft {
+
+std::string_view placement_name(Placement p) {
+  switch (p) {
+    case Placement::kTensorUnit: return "tensor unit";
+    case Placement::kSimt: return "SIMT";
+    case Placement::kHost: return "host";
+  }
+  return "?";
+}
+
+namespace {
+
+using model::dims_string;
+
+[[noreturn]] void bad_node(const std::string& path, const OnnxNode& n, const std::string& why) {
+  throw Error(Errc::kBadModel, path + ": node " + n.name + " (" + n.op_type + "): " + why);
+}
+
+bool is_8bit(int32_t t) { return t == kOnnxUint8 || t == kOnnxInt8; }
+
+float f32_mul(float a, float b) {
+  volatile float r = a * b;
+  return r;
+}
+float f32_div(float a, float b) {
+  volatile float r = a / b;
+  return r;
+}
+
+// A tensor-unit operation: a convolution or a matrix product of 8-bit operands with int32
+// accumulation, then either int32 out (ConvInteger / MatMulInteger) or ONNX requantization to 8
+// bits with a clamp (QLinearConv / QLinearMatMul and the folded QDQ groups). Operands are named
+// values; their contents may be constants (packed at load) or computed at run time.
+struct TensorOp {
+  bool conv = false;
+  std::string label;  // "QLinearConv", "Conv (QDQ)", ...
+  std::string x, w, y;
+  // Quantization parameters by value name ("" = absent: zero point 0, or no bias).
+  std::string x_scale, x_zp, w_scale, w_zp, bias, y_scale, y_zp;
+  bool transpose_w = false;  // Gemm transB = 1: w is [N][K]
+  bool int32_out = false;
+  int32_t y_type = kOnnxUint8;  // quantized output type
+  // Fused Relu / Clip (as float bounds in the real domain; applied after requantization).
+  bool relu = false;
+  std::string clip_min, clip_max;
+  // Convolution attributes.
+  std::vector<int64_t> strides, pads, dilations;
+  int64_t group = 1;
+  std::string auto_pad = "NOTSET";
+  std::vector<std::string> folded;  // names of the nodes this op replaces
+};
+
+struct Step {
+  Placement where = Placement::kHost;
+  const OnnxNode* node = nullptr;  // the host op, or the compute node of a tensor op
+  TensorOp t;
+  std::string note;
+};
+
+// Values: the runtime's tensors by name.
+using Values = std::map<std::string, OnnxTensor>;
+
+const OnnxTensor& get(const Values& v, const std::string& name, const std::string& who) {
+  auto it = v.find(name);
+  if (it == v.end()) throw Error(Errc::kBadModel, who + ": value '" + name + "' is not available");
+  return it->second;
+}
+
+float scalar_float(const Values& v, const std::string& name, const std::string& who) {
+  const OnnxTensor& t = get(v, name, who);
+  if (!t.is_float() || t.floats.size() != 1) {
+    throw Error(Errc::kBadModel, who + ": '" + name + "' must be one float32 value (a per-tensor scale)");
+  }
+  return t.floats[0];
+}
+
+std::vector<float> floats_of(const Values& v, const std::string& name, const std::string& who) {
+  const OnnxTensor& t = get(v, name, who);
+  if (!t.is_float() || t.floats.empty()) throw Error(Errc::kBadModel, who + ": '" + name + "' must be float32 values");
+  return t.floats;
+}
+
+// A zero point: values and type (uint8 when absent, as ONNX defines).
+struct ZeroPoint {
+  std::vector<int32_t> v{0};
+  int32_t type = kOnnxUint8;
+};
+ZeroPoint zero_point_of(const Values& v, const std::string& name, const std::string& who) {
+  ZeroPoint z;
+  if (name.empty()) return z;
+  const OnnxTensor& t = get(v, name, who);
+  if (!is_8bit(t.elem_type) || t.ints.empty()) throw Error(Errc::kBadModel, who + ": zero point '" + name + "' must be uint8 or int8");
+  z.v.assign(t.ints.begin(), t.ints.end());
+  z.type = t.elem_type;
+  return z;
+}
+
+bool uniform(const std::vector<int32_t>& v) {
+  return std::all_of(v.begin(), v.end(), [&](int32_t x) { return x == v[0]; });
+}
+
+// The plan and its state.
+}  // namespace
+
+struct Model::Impl {
+  Device* dev = nullptr;
+  ModelOptions opt;
+  OnnxGraph g;
+  std::vector<Step> steps;
+  std::vector<LayerReport> layers;
+  std::map<std::string, size_t> last_use;  // value -> index of the last step that reads it
+
+  void lower();
+  void run_tensor_op(const Step& s, Values& v, LayerReport& r);
+  void run_step(const Step& s, Values& v, LayerReport& r);
+};
+
+namespace {
+
+// Producer and consumers of every value.
+struct Uses {
+  std::map<std::string, int> producer;                 // node index
+  std::map<std::string, std::vector<int>> consumers;  // node indices
+  std::set<std::string> graph_outputs;
+};
+
+Uses uses_of(const OnnxGraph& g) {
+  Uses u;
+  for (int i = 0; i < int(g.nodes.size()); ++i) {
+    for (const auto& y : g.nodes[i].outputs) u.producer[y] = i;
+    for (const auto& x : g.nodes[i].inputs) {
+      if (!x.empty()) u.consumers[x].push_back(i);
+    }
+  }
+  for (const auto& o : g.outputs) u.graph_outputs.insert(o.name);
+  return u;
+}
+
+std::string input(const OnnxNode& n, size_t i) { return i < n.inputs.size() ? n.inputs[i] : ""; }
+
+// The single consumer of `value`, if it has exactly one and is not a graph output.
+const OnnxNode* sole_consumer(const OnnxGraph& g, const Uses& u, const std::string& value) {
+  if (u.graph_outputs.count(value)) return nullptr;
+  auto it = u.consumers.find(value);
+  if (it == u.consumers.end() || it->second.size() != 1) return nullptr;
+  return &g.nodes[it->second[0]];
+}
+
+const OnnxNode* producer_of(const OnnxGraph& g, const Uses& u, const std::string& value,
+                            const char* op) {
+  auto it = u.producer.find(value);
+  if (it == u.producer.end()) return nullptr;
+  const OnnxNode& n = g.nodes[it->second];
+  return n.op_type == op && n.domain.empty() ? &n : nullptr;
+}
+
+// DequantizeLinear -> Conv / MatMul / Gemm (-> Relu | Clip) -> QuantizeLinear, with constant
+// weights (and bias): the integer op onnxruntime fuses it into. Returns false (and leaves the
+// nodes to the host) when the group does not have that form.
+bool match_qdq(const OnnxGraph& g, const Uses& u, const OnnxNode& n, TensorOp* t, std::string* why) {
+  const bool is_conv = n.op_type == "Conv", is_gemm = n.op_type == "Gemm";
+  const OnnxNode* dqx = producer_of(g, u, input(n, 0), "DequantizeLinear");
+  const OnnxNode* dqw = producer_of(g, u, input(n, 1), "DequantizeLinear");
+  if (!dqx || !dqw) {
+    *why = "its inputs are not DequantizeLinear outputs (a float operator; the runtime runs quantized networks)";
+    return false;
+  }
+  const std::string bias_in = input(n, 2);
+  const OnnxNode* dqb = bias_in.empty() ? nullptr : producer_of(g, u, bias_in, "DequantizeLinear");
+  if (!bias_in.empty() && !dqb) {
+    *why = "its bias is not the DequantizeLinear of an int32 tensor";
+    return false;
+  }
+  if (is_gemm) {
+    if (n.attr("transA", 0) != 0 || n.fattr("alpha", 1.0f) != 1.0f || n.fattr("beta", 1.0f) != 1.0f) {
+      *why = "Gemm with transA, alpha or beta other than 0, 1, 1";
+      return false;
+    }
+  }
+  // The output chain.
+  const OnnxNode* next = sole_consumer(g, u, n.outputs.at(0));
+  bool relu = false;
+  std::string clip_min, clip_max, act_node;
+  if (next && (next->op_type == "Relu" || next->op_type == "Clip") && next->domain.empty()) {
+    relu = next->op_type == "Relu";
+    if (!relu) {
+      clip_min = input(*next, 1), clip_max = input(*next, 2);
+      for (const auto& c : {clip_min, clip_max}) {
+        if (!c.empty() && !g.constants.count(c)) {
+          *why = "its Clip bounds are not constants";
+          return false;
+        }
+      }
+    }
+    act_node = next->name;
+    next = sole_consumer(g, u, next->outputs.at(0));
+  }
+  if (!next || next->op_type != "QuantizeLinear" || !next->domain.empty()) {
+    *why = "its output does not go (through Relu / Clip) to one QuantizeLinear";
+    return false;
+  }
+  if (!g.constants.count(dqw->inputs.at(0))) {
+    *why = "its weights are not an initializer";
+    return false;
+  }
+  // Per-axis weight parameters must lie along the output channels.
+  if (g.constants.count(input(*dqw, 1)) && g.constants.at(input(*dqw, 1)).size() > 1) {
+    const int64_t rank = int64_t(g.constants.at(dqw->inputs.at(0)).dims.size());
+    int64_t axis = dqw->attr("axis", 1);
+    if (axis < 0) axis += rank;
+    const bool trans_b = is_gemm && n.attr("transB", 0) != 0;
+    const int64_t want = is_conv ? 0 : (trans_b ? 0 : 1);
+    if (axis != want) {
+      *why = "its per-axis weight scales are not along the output channels";
+      return false;
+    }
+  }
+  if (input(*dqx, 1).empty() || input(*next, 1).empty()) {
+    *why = "a QuantizeLinear or DequantizeLinear without a scale";
+    return false;
+  }
+  t->conv = is_conv;
+  t->label = n.op_type + " (QDQ)";
+  t->x = dqx->inputs.at(0), t->x_scale = input(*dqx, 1), t->x_zp = input(*dqx, 2);
+  t->w = dqw->inputs.at(0), t->w_scale = input(*dqw, 1), t->w_zp = input(*dqw, 2);
+  t->bias = dqb ? dqb->inputs.at(0) : "";
+  t->y = next->outputs.at(0), t->y_scale = input(*next, 1), t->y_zp = input(*next, 2);
+  t->transpose_w = is_gemm && n.attr("transB", 0) != 0;
+  t->relu = relu, t->clip_min = clip_min, t->clip_max = clip_max;
+  t->folded = {n.name};
+  if (!act_node.empty()) t->folded.push_back(act_node);
+  t->folded.push_back(next->name);
+  return true;
+}
+
+void conv_attrs(const OnnxNode& n, TensorOp* t) {
+  t->strides = n.ints("strides", {1, 1});
+  t->pads = n.ints("pads", {0, 0, 0, 0});
+  t->dilations = n.ints("dilations", {1, 1});
+  t->group = n.attr("group", 1);
+  t->auto_pad = n.sattr("auto_pad", "NOTSET");
+}
+
+// QOperator nodes: the integer op itself.
+TensorOp qoperator_op(const OnnxNode& n) {
+  TensorOp t;
+  t.label = n.op_type;
+  t.folded = {n.name};
+  const std::string& op = n.op_type;
+  t.y = n.outputs.at(0);
+  if (op == "QLinearConv" || op == "QLinearMatMul") {
+    t.conv = op == "QLinearConv";
+    t.x = input(n, 0), t.x_scale = input(n, 1), t.x_zp = input(n, 2);
+    t.w = input(n, 3), t.w_scale = input(n, 4), t.w_zp = input(n, 5);
+    t.y_scale = input(n, 6), t.y_zp = input(n, 7);
+    t.bias = t.conv ? input(n, 8) : "";
+  } else {  // ConvInteger, MatMulInteger
+    t.conv = op == "ConvInteger";
+    t.x = input(n, 0), t.w = input(n, 1), t.x_zp = input(n, 2), t.w_zp = input(n, 3);
+    t.int32_out = true;
+  }
+  if (t.conv) conv_attrs(n, &t);
+  return t;
+}
+
+}  // namespace
+
+void Model::Impl::lower() {
+  const Uses u = uses_of(g);
+  std::set<std::string> folded;  // Relu / Clip / QuantizeLinear nodes absorbed into a tensor op
+  const std::set<std::string> qoperator = {"QLinearConv", "QLinearMatMul", "ConvInteger",
+                                           "MatMulInteger"};
+  std::vector<Step> plan;
+  for (const OnnxNode& n : g.nodes) {
+    if (folded.count(n.name)) continue;
+    Step s;
+    s.node = &n;
+    if (!n.domain.empty() && n.domain != "ai.onnx") {
+      bad_node(g.path, n, "unsupported: domain '" + n.domain +
+                              "' (the runtime runs the standard ai.onnx operators; quantize with "
+                              "QuantFormat.QDQ or without contrib operators)");
+    }
+    if (qoperator.count(n.op_type)) {
+      s.where = Placement::kTensorUnit;
+      s.t = qoperator_op(n);
+    } else if (n.op_type == "Conv" || n.op_type == "MatMul" || n.op_type == "Gemm") {
+      std::string why;
+      if (!match_qdq(g, u, n, &s.t, &why)) bad_node(g.path, n, "unsupported: " + why);
+      s.where = Placement::kTensorUnit;
+      for (size_t i = 1; i < s.t.folded.size(); ++i) folded.insert(s.t.folded[i]);
+    } else {
+      std::string why;
+      if (!model::host_op_supported(n, &why)) {
+        bad_node(g.path, n, "unsupported: " + why +
+                                " (supported: QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger, "
+                                "QDQ Conv / MatMul / Gemm, and on the host QuantizeLinear, "
+                                "DequantizeLinear, Relu, Clip, Add, MaxPool, AveragePool, "
+                                "GlobalAveragePool, Softmax, Reshape, Flatten, Transpose, Concat, "
+                                "Pad, Identity, Squeeze, Unsqueeze)");
+      }
+      s.where = Placement::kHost;
+      s.note = "no tensor-unit or SIMT lowering for " + n.op_type;
+    }
+    if (s.where == Placement::kTensorUnit && s.t.conv) {
+      if (s.t.group != 1) bad_node(g.path, n, "unsupported: group = " + std::to_string(s.t.group) + " (only group = 1 convolutions run on the tensor unit)");
+      for (int64_t d : s.t.dilations) {
+        if (d != 1) bad_node(g.path, n, "unsupported: dilations other than 1");
+      }
+      if (s.t.strides.size() != 2 || s.t.pads.size() != 4 || s.t.dilations.size() != 2) {
+        bad_node(g.path, n, "unsupported: only 2-D convolutions (strides 2, pads 4 values)");
+      }
+    }
+    plan.push_back(std::move(s));
+  }
+
+  // Keep the steps whose outputs are needed (DequantizeLinear nodes of folded groups drop out).
+  std::set<std::string> needed(u.graph_outputs.begin(), u.graph_outputs.end());
+  std::vector<bool> keep(plan.size(), false);
+  for (int i = int(plan.size()) - 1; i >= 0; --i) {
+    const Step& s = plan[i];
+    std::vector<std::string> outs, ins;
+    if (s.where == Placement::kTensorUnit) {
+      const TensorOp& t = s.t;
+      outs = {t.y};
+      ins = {t.x, t.w, t.x_scale, t.x_zp, t.w_scale, t.w_zp, t.bias, t.y_scale, t.y_zp, t.clip_min, t.clip_max};
+    } else {
+      outs = s.node->outputs;
+      ins = s.node->inputs;
+    }
+    if (std::none_of(outs.begin(), outs.end(), [&](const std::string& o) { return needed.count(o); })) continue;
+    keep[i] = true;
+    for (const auto& x : ins) {
+      if (!x.empty()) needed.insert(x);
+    }
+  }
+  steps.clear();
+  for (size_t i = 0; i < plan.size(); ++i) {
+    if (keep[i]) steps.push_back(std::move(plan[i]));
+  }
+  for (const auto& o : g.outputs) last_use[o.name] = steps.size();
+}
+
+namespace {
+
+struct MatGeometry {
+  int64_t batches = 1, m = 0, k = 0, n = 0;  // per batch: [m][k] x [k][n]
+  bool batched_w = false;
+  std::vector<int64_t> out_dims;
+};
+
+// A's rows as bytes (8-bit two's complement).
+std::vector<uint8_t> to_bytes(const std::vector<int64_t>& v, size_t begin, size_t count) {
+  std::vector<uint8_t> b(count);
+  for (size_t i = 0; i < count; ++i) b[i] = static_cast<uint8_t>(v[begin + i]);
+  return b;
+}
+
+}  // namespace
+
+void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
+  const TensorOp& t = s.t;
+  const std::string who = g.path + ": node " + s.node->name + " (" + t.label + ")";
+  const OnnxTensor& x = get(v, t.x, who);
+  const OnnxTensor& w = get(v, t.w, who);
+  if (!is_8bit(x.elem_type) || !is_8bit(w.elem_type)) {
+    throw Error(Errc::kBadModel, who + ": unsupported: the input and weights must be uint8 or int8");
+  }
+  const bool x_signed = x.elem_type == kOnnxInt8, w_signed = w.elem_type == kOnnxInt8;
+  const ZeroPoint xz = zero_point_of(v, t.x_zp, who);
+  const ZeroPoint wz = zero_point_of(v, t.w_zp, who);
+
+  // Geometry: a GEMM of rows x k by k x n (per batch), and the output's ONNX dimensions.
+  Conv2dShape cs;
+  MatGeometry mg;
+  if (t.conv) {
+    if (x.dims.size() != 4 || w.dims.size() != 4) throw Error(Errc::kBadModel, who + ": unsupported: only 2-D convolutions (4-D input and weights)");
+    if (w.dims[1] != x.dims[1]) throw Error(Errc::kBadModel, who + ": the weights have " + std::to_string(w.dims[1]) + " input channels, the input " + std::to_string(x.dims[1]));
+    cs.n = int(x.dims[0]), cs.c_in = int(x.dims[1]), cs.h = int(x.dims[2]), cs.w = int(x.dims[3]);
+    cs.c_out = int(w.dims[0]), cs.kh = int(w.dims[2]), cs.kw = int(w.dims[3]);
+    cs.stride_h = int(t.strides[0]), cs.stride_w = int(t.strides[1]);
+    if (t.auto_pad == "NOTSET") {
+      cs.pad_top = int(t.pads[0]), cs.pad_left = int(t.pads[1]);
+      cs.pad_bottom = int(t.pads[2]), cs.pad_right = int(t.pads[3]);
+    } else if (t.auto_pad == "SAME_UPPER" || t.auto_pad == "SAME_LOWER") {
+      const bool upper = t.auto_pad == "SAME_UPPER";
+      auto split = [&](int in, int k, int st, int* begin, int* end) {
+        const int o = (in + st - 1) / st, total = std::max(0, (o - 1) * st + k - in);
+        *begin = upper ? total / 2 : total - total / 2;
+        *end = total - *begin;
+      };
+      split(cs.h, cs.kh, cs.stride_h, &cs.pad_top, &cs.pad_bottom);
+      split(cs.w, cs.kw, cs.stride_w, &cs.pad_left, &cs.pad_right);
+    } else if (t.auto_pad != "VALID") {
+      throw Error(Errc::kBadModel, who + ": auto_pad '" + t.auto_pad + "' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER");
+    }
+    if (cs.h + cs.pad_top + cs.pad_bottom < cs.kh || cs.w + cs.pad_left + cs.pad_right < cs.kw) {
+      throw Error(Errc::kBadModel, who + ": the kernel is larger than the padded input");
+    }
+    mg.m = int64_t(cs.n) * cs.out_h() * cs.out_w();
+    mg.k = int64_t(cs.kh) * cs.kw * cs.c_in;
+    mg.n = cs.c_out;
+    mg.out_dims = {cs.n, cs.c_out, cs.out_h(), cs.out_w()};
+  } else {
+    if (x.dims.size() < 2 || w.dims.size() < 2) throw Error(Errc::kBadModel, who + ": unsupported: operands of rank < 2");
+    const int64_t k = x.dims.back();
+    const int64_t wk = t.transpose_w ? w.dims.back() : w.dims[w.dims.size() - 2];
+    const int64_t wn = t.transpose_w ? w.dims[w.dims.size() - 2] : w.dims.back();
+    if (wk != k) throw Error(Errc::kBadModel, who + ": inner dimensions differ (" + dims_string(x.dims) + " x " + dims_string(w.dims) + ")");
+    mg.k = k, mg.n = wn;
+    if (w.dims.size() == 2) {
+      // The batch folds into the rows: the weights stay stationary.
+      mg.m = x.size() / k;
+      mg.out_dims.assign(x.dims.begin(), x.dims.end() - 1);
+    } else {
+      std::vector<int64_t> xb(x.dims.begin(), x.dims.end() - 2), wb(w.dims.begin(), w.dims.end() - 2);
+      if (xb != wb) throw Error(Errc::kBadModel, who + ": unsupported: batch dimensions " + dims_string(xb) + " and " + dims_string(wb) + " differ (no broadcasting of batched weights)");
+      mg.batched_w = true;
+      mg.batches = x.size() / (x.dims[x.dims.size() - 2] * k);
+      mg.m = x.dims[x.dims.size() - 2];
+      mg.out_dims.assign(x.dims.begin(), x.dims.end() - 1);
+    }
+    mg.out_dims.push_back(wn);
+  }
+  const int64_t rows = mg.m, K = mg.k, N = mg.n;
+
+  // Zero points per row of A (MatMulInteger) or per output channel: exact correction on the host.
+  const bool row_zp = xz.v.size() > 1;
+  if (row_zp && (t.conv || !t.int32_out)) {
+    throw Error(Errc::kBadModel, who + ": a per-row input zero point is only defined for MatMulInteger");
+  }
+  if (row_zp && int64_t(xz.v.size()) != x.dims[x.dims.size() - 2]) {
+    throw Error(Errc::kBadModel, who + ": the input zero point has " + std::to_string(xz.v.size()) + " values, not 1 or the row count");
+  }
+  if (wz.v.size() != 1 && int64_t(wz.v.size()) != N) {
+    throw Error(Errc::kBadModel, who + ": the weight zero point has " + std::to_string(wz.v.size()) + " values, not 1 or " + std::to_string(N));
+  }
+  const bool col_zp = !uniform(wz.v);
+  const bool corrected = row_zp || col_zp;
+
+  // Output stage.
+  GemmOptions opt;
+  opt.timeout = this->opt.timeout;
+  opt.a = {x_signed, corrected && row_zp ? 0 : xz.v[0]};
+  opt.w = {w_signed, corrected ? 0 : wz.v[0]};
+  std::vector<int32_t> bias;
+  if (!t.bias.empty()) {
+    const OnnxTensor& b = get(v, t.bias, who);
+    if (b.elem_type != kOnnxInt32 || b.size() != N) throw Error(Errc::kBadModel, who + ": the bias must be " + std::to_string(N) + " int32 values");
+    bias.assign(b.ints.begin(), b.ints.end());
+  }
+  std::vector<float> scale;
+  int32_t lo = 0, hi = 0, yzp = 0, y_type = kOnnxInt32;
+  if (!t.int32_out) {
+    const float xs = scalar_float(v, t.x_scale, who), ys = scalar_float(v, t.y_scale, who);
+    const std::vector<float> ws = floats_of(v, t.w_scale, who);
+    if (ws.size() != 1 && int64_t(ws.size()) != N) throw Error(Errc::kBadModel, who + ": the weight scale has " + std::to_string(ws.size()) + " values, not 1 or " + std::to_string(N));
+    for (float f : ws) {
+      if (!(f > 0) || !std::isfinite(f)) throw Error(Errc::kBadModel, who + ": a weight scale is not a positive finite number");
+    }
+    if (!(xs > 0) || !std::isfinite(xs) || !(ys > 0) || !std::isfinite(ys)) throw Error(Errc::kBadModel, who + ": a scale is not a positive finite number");
+    const ZeroPoint yz = zero_point_of(v, t.y_zp, who);
+    if (yz.v.size() != 1) throw Error(Errc::kBadModel, who + ": the output zero point must be one value");
+    y_type = yz.type, yzp = yz.v[0];
+    lo = y_type == kOnnxInt8 ? -128 : 0, hi = y_type == kOnnxInt8 ? 127 : 255;
+    if (t.relu) lo = std::max(lo, yzp);
+    if (!t.clip_min.empty()) lo = std::max(lo, model::quantize_value(get(v, t.clip_min, who).floats.at(0), ys, yzp, lo, hi));
+    if (!t.clip_max.empty()) hi = std::min(hi, model::quantize_value(get(v, t.clip_max, who).floats.at(0), ys, yzp, lo, hi));
+    // x_scale * w_scale / y_scale in float32, in onnxruntime's order.
+    for (int64_t j = 0; j < N; ++j) scale.push_back(f32_div(f32_mul(xs, ws[ws.size() == 1 ? 0 : j]), ys));
+  }
+  const bool device_requant = !t.int32_out && !corrected;
+  if (device_requant) {
+    opt.out.mode = StoreMode::kOnnx;
+    opt.out.bias = bias;
+    opt.out.scale = scale;
+    opt.out.zero_point = yzp;
+    opt.out.act_min = lo, opt.out.act_max = hi;
+  } else {
+    opt.out.mode = StoreMode::kInt32;
+  }
+
+  // Operands in the device's layouts: A rows (NHWC pixels for a convolution), W as K x N
+  // (OHWI filters for a convolution), plus a column of ones when the zero points need the
+  // row sums of A.
+  const int64_t n_dev = N + (corrected ? 1 : 0);
+  std::vector<int32_t> acc(size_t(mg.batches * rows * N));
+  std::vector<int64_t> row_sum(size_t(mg.batches * rows), 0);
+  OpStats total;
+  uint64_t host_bytes = 0;
+  for (int64_t b = 0; b < mg.batches; ++b) {
+    std::vector<uint8_t> a_bytes, w_bytes;
+    if (t.conv) {
+      a_bytes.resize(size_t(x.size()));
+      const int64_t hw = int64_t(cs.h) * cs.w;
+      for (int64_t nb = 0; nb < cs.n; ++nb)
+        for (int64_t c = 0; c < cs.c_in; ++c)
+          for (int64_t p = 0; p < hw; ++p)
+            a_bytes[size_t((nb * hw + p) * cs.c_in + c)] = uint8_t(x.ints[size_t((nb * cs.c_in + c) * hw + p)]);
+      // OIHW -> O HWI, plus the ones filter.
+      const int64_t khw = int64_t(cs.kh) * cs.kw;
+      w_bytes.assign(size_t(n_dev * K), 1);
+      for (int64_t o = 0; o < N; ++o)
+        for (int64_t c = 0; c < cs.c_in; ++c)
+          for (int64_t p = 0; p < khw; ++p)
+            w_bytes[size_t((o * khw + p) * cs.c_in + c)] = uint8_t(w.ints[size_t((o * cs.c_in + c) * khw + p)]);
+    } else {
+      a_bytes = to_bytes(x.ints, size_t(b * rows * K), size_t(rows * K));
+      w_bytes.assign(size_t(K * n_dev), 1);
+      const size_t wbase = mg.batched_w ? size_t(b * K * N) : 0;
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t j = 0; j < N; ++j)
+          w_bytes[size_t(k * n_dev + j)] = uint8_t(t.transpose_w ? w.ints[wbase + size_t(j * K + k)] : w.ints[wbase + size_t(k * N + j)]);
+    }
+    OpStats st;
+    if (device_requant) {
+      std::vector<uint8_t> out(size_t(rows * N));
+      st = t.conv ? conv2d(*dev, cs, a_bytes, w_bytes, out, opt)
+                  : gemm(*dev, int(rows), int(N), int(K), a_bytes, w_bytes, out, opt);
+      for (size_t i = 0; i < out.size(); ++i) {
+        acc[size_t(b * rows * N) + i] = y_type == kOnnxInt8 ? int32_t(int8_t(out[i])) : int32_t(out[i]);
+      }
+    } else {
+      std::vector<int32_t> out(size_t(rows * n_dev));
+      st = t.conv ? conv2d(*dev, cs, a_bytes, w_bytes, out, opt)
+                  : gemm(*dev, int(rows), int(n_dev), int(K), a_bytes, w_bytes, out, opt);
+      for (int64_t m = 0; m < rows; ++m) {
+        for (int64_t j = 0; j < N; ++j) acc[size_t((b * rows + m) * N + j)] = out[size_t(m * n_dev + j)];
+        if (corrected) row_sum[size_t(b * rows + m)] = out[size_t(m * n_dev + N)];
+      }
+    }
+    const GemmFootprint fp = gemm_footprint(dev->caps(), uint64_t(rows), uint64_t(n_dev), uint64_t(K), !device_requant);
+    host_bytes += fp.total();
+    total.perf.c.cycles += st.perf.c.cycles;
+    total.perf.c.macs += st.perf.c.macs;
+    total.perf.c.dma_rd_bytes += st.perf.c.dma_rd_bytes;
+    total.perf.c.dma_wr_bytes += st.perf.c.dma_wr_bytes;
+    total.perf.rows = st.perf.rows, total.perf.cols = st.perf.cols, total.perf.bus_bytes = st.perf.bus_bytes;
+  }
+
+  // The exact zero-point correction and the requantization on the host, when the device could
+  // not take the zero points:  sum (a - za[m])(w - zw[n]) = acc0 - zw[n] * S[m] - dza[m] * Wn
+  // with acc0 = sum (a - za_dev) w, S[m] = sum (a - za_dev), dza = za[m] - za_dev and
+  // Wn = sum_k (w[k][n] - zw[n]).
+  if (corrected) {
+    std::vector<int64_t> wsum(size_t(mg.batches * N), 0);
+    if (row_zp) {
+      for (int64_t b = 0; b < mg.batches; ++b)
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t j = 0; j < N; ++j) {
+            const size_t wbase = mg.batched_w ? size_t(b * K * N) : 0;
+            const int64_t wv = t.transpose_w ? w.ints[wbase + size_t(j * K + k)] : w.ints[wbase + size_t(k * N + j)];
+            wsum[size_t(b * N + j)] += wv - wz.v[wz.v.size() == 1 ? 0 : j];
+          }
+    }
+    const int64_t rows_per_matrix = t.conv ? rows : x.dims[x.dims.size() - 2];
+    for (int64_t b = 0; b < mg.batches; ++b) {
+      for (int64_t m = 0; m < rows; ++m) {
+        const int64_t dza = row_zp ? xz.v[size_t(m % rows_per_matrix)] : 0;
+        for (int64_t j = 0; j < N; ++j) {
+          const int64_t zw = wz.v[wz.v.size() == 1 ? 0 : j];
+          int64_t a = acc[size_t((b * rows + m) * N + j)];
+          a -= zw * row_sum[size_t(b * rows + m)] + dza * wsum[size_t(b * N + j)];
+          int32_t val = int32_t(uint32_t(a));
+          if (!t.int32_out) {
+            // The tensor unit's ONNX requantization: float32(acc + bias) * scale, half to even.
+            const int32_t sum = int32_t(uint32_t(val) + uint32_t(bias.empty() ? 0 : bias[size_t(j)]));
+            const float prod = f32_mul(float(sum), scale[size_t(j)]);
+            const double q = std::nearbyint(double(prod)) + yzp;
+            val = int32_t(std::clamp(q, double(lo), double(hi)));
+          }
+          acc[size_t((b * rows + m) * N + j)] = val;
+        }
+      }
+    }
+  }
+
+  // The result in ONNX's layout.
+  OnnxTensor y;
+  y.name = t.y;
+  y.elem_type = t.int32_out ? kOnnxInt32 : y_type;
+  y.dims = mg.out_dims;
+  y.ints.resize(acc.size());
+  if (t.conv) {
+    const int64_t hw = int64_t(cs.out_h()) * cs.out_w();
+    for (int64_t nb = 0; nb < cs.n; ++nb)
+      for (int64_t p = 0; p < hw; ++p)
+        for (int64_t c = 0; c < N; ++c) y.ints[size_t((nb * N + c) * hw + p)] = acc[size_t((nb * hw + p) * N + c)];
+  } else {
+    for (size_t i = 0; i < acc.size(); ++i) y.ints[i] = acc[i];
+  }
+
+  r.macs = uint64_t(mg.batches * rows * N * K);
+  r.cycles = total.perf.c.cycles;
+  r.utilisation = r.cycles && total.perf.rows ? double(total.perf.c.macs) / (double(r.cycles) * total.perf.rows * total.perf.cols) : 0;
+  r.dma_bytes = total.perf.c.dma_rd_bytes + total.perf.c.dma_wr_bytes;
+  r.host_bytes = host_bytes;
+  if (t.conv) r.im2col_bytes = uint64_t(rows * K);
+  r.shape = dims_string(x.dims) + " -> " + dims_string(y.dims);
+  if (t.conv) r.shape += ", k" + std::to_string(cs.kh) + "x" + std::to_string(cs.kw) + " s" + std::to_string(cs.stride_h);
+  if (corrected) r.note = "zero points per row / channel: int32 out, exact correction and requantization on the host";
+  v[t.y] = std::move(y);
+}
+
+void Model::Impl::run_step(const Step& s, Values& v, LayerReport& r) {
+  r.node = s.node->name;
+  r.where = s.where;
+  r.note = s.note;
+  if (s.where == Placement::kTensorUnit) {
+    r.op = s.t.label;
+    run_tensor_op(s, v, r);
+    return;
+  }
+  r.op = s.node->op_type;
+  const std::string who = g.path + ": node " + s.node->name + " (" + s.node->op_type + ")";
+  std::vector<const OnnxTensor*> in;
+  for (const auto& name : s.node->inputs) in.push_back(name.empty() ? nullptr : &get(v, name, who));
+  std::vector<OnnxTensor> out;
+  try {
+    out = model::run_host_op(*s.node, in, g.opset);
+  } catch (const Error& e) {
+    throw Error(e.code(), g.path + ": " + e.what());
+  }
+  r.shape = in.empty() || !in[0] ? "" : dims_string(in[0]->dims);
+  r.shape += " -> " + dims_string(out.at(0).dims);
+  for (size_t i = 0; i < out.size() && i < s.node->outputs.size(); ++i) {
+    if (!s.node->outputs[i].empty()) v[s.node->outputs[i]] = std::move(out[i]);
+  }
+}
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+Model::~Model() = default;
+
+Model Model::load(Device& dev, const std::string& path, const ModelOptions& opt) {
+  auto impl = std::make_unique<Impl>();
+  impl->dev = &dev;
+  impl->opt = opt;
+  impl->g = load_onnx_graph(path);
+  if (impl->g.opset > 21) {
+    throw Error(Errc::kBadModel, path + ": unsupported: opset " + std::to_string(impl->g.opset) + " (the runtime knows opsets up to 21)");
+  }
+  const std::set<int32_t> tensor_types = {kOnnxFloat, kOnnxUint8, kOnnxInt8, kOnnxInt32, kOnnxInt64};
+  for (const OnnxValueInfo& in : impl->g.inputs) {
+    if (!tensor_types.count(in.elem_type)) {
+      throw Error(Errc::kBadModel, path + ": unsupported: input '" + in.name + "' is not a float32, uint8, int8, int32 or int64 tensor (type " + std::to_string(in.elem_type) + "; sequence, optional and map values are not supported)");
+    }
+  }
+  impl->lower();
+  return Model(std::move(impl));
+}
+
+const std::vector<OnnxValueInfo>& Model::inputs() const { return impl_->g.inputs; }
+const std::vector<OnnxValueInfo>& Model::outputs() const { return impl_->g.outputs; }
+const std::vector<LayerReport>& Model::layers() const { return impl_->layers; }
+
+std::string Model::plan_summary() const {
+  std::ostringstream os;
+  for (const Step& s : impl_->steps) {
+    os << (s.where == Placement::kTensorUnit ? s.t.label : s.node->op_type) << "  " << s.node->name
+       << "  -> " << placement_name(s.where);
+    if (!s.note.empty()) os << " (" << s.note << ")";
+    os << "\n";
+  }
+  return os.str();
+}
+
+std::map<std::string, OnnxTensor> Model::run(const std::map<std::string, OnnxTensor>& inputs) {
+  Impl& m = *impl_;
+  Values v = m.g.constants;
+  for (const OnnxValueInfo& in : m.g.inputs) {
+    auto it = inputs.find(in.name);
+    if (it == inputs.end()) throw Error(Errc::kBadArgument, m.g.path + ": input '" + in.name + "' is not given");
+    const OnnxTensor& t = it->second;
+    if (in.elem_type != 0 && t.elem_type != in.elem_type) {
+      throw Error(Errc::kBadArgument, m.g.path + ": input '" + in.name + "' has element type " + std::to_string(t.elem_type) + ", the model declares " + std::to_string(in.elem_type));
+    }
+    if (in.has_shape) {
+      bool ok = in.dims.size() == t.dims.size();
+      for (size_t i = 0; ok && i < in.dims.size(); ++i) ok = in.dims[i] < 0 || in.dims[i] == t.dims[i];
+      if (!ok) throw Error(Errc::kBadArgument, m.g.path + ": input '" + in.name + "' has shape " + dims_string(t.dims) + ", the model declares " + dims_string(in.dims));
+    }
+    if (model::element_count(t.dims, in.name) != int64_t(t.floats.size() + t.ints.size())) {
+      throw Error(Errc::kBadArgument, m.g.path + ": input '" + in.name + "' holds a different number of values than its shape " + dims_string(t.dims));
+    }
+    v[in.name] = t;
+  }
+  for (const auto& [name, t] : inputs) {
+    if (std::none_of(m.g.inputs.begin(), m.g.inputs.end(), [&](const OnnxValueInfo& i) { return i.name == name; })) {
+      throw Error(Errc::kBadArgument, m.g.path + ": the model has no input '" + name + "'");
+    }
+  }
+  m.layers.clear();
+  for (const Step& s : m.steps) {
+    LayerReport r;
+    m.run_step(s, v, r);
+    m.layers.push_back(std::move(r));
+  }
+  std::map<std::string, OnnxTensor> out;
+  for (const OnnxValueInfo& o : m.g.outputs) {
+    OnnxTensor t = get(v, o.name, m.g.path);
+    t.name = o.name;
+    out[o.name] = std::move(t);
+  }
+  return out;
+}
+
+}  // namespace weft

@@ -1,0 +1,96 @@
+// The ONNX project's node tests (Debian libonnx-testdata) through the model runtime, on ref:// and
+// sim:// (docs/model-runtime.md, "Node tests"). Every node test whose operators are all among the
+// ones the runtime claims (plus the float Conv / MatMul / Gemm, which it refuses: it runs
+// quantized networks) is tried: each ends as pass, unsupported (the runtime refused it at load or
+// run with BAD_MODEL "unsupported: ..."), or fail (anything else: a wrong value, another error).
+// The test fails on any "fail"; the table of all of them is printed, and written as markdown to
+// $WEFT_NODE_TABLE when that is set.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "node_tests.hpp"
+#include "weft/model.hpp"
+#include "weft/weft.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using weft::test::compare;
+
+const std::set<std::string> kTriedOps = {
+    "QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger", "QuantizeLinear",
+    "DequantizeLinear", "MaxPool", "AveragePool", "GlobalAveragePool", "Relu", "Clip", "Softmax",
+    "Reshape", "Flatten", "Transpose", "Concat", "Pad", "Add", "Identity", "Squeeze", "Unsqueeze",
+    // Tried to show they are refused with a reason (float operators).
+    "Conv", "MatMul", "Gemm"};
+
+struct Outcome {
+  std::string name, result, detail;
+};
+
+Outcome run_one(weft::Device& dev, const fs::path& dir) {
+  Outcome o{dir.filename().string(), "pass", ""};
+  try {
+    weft::Model model = weft::Model::load(dev, (dir / "model.onnx").string());
+    const weft::OnnxGraph g = weft::load_onnx_graph((dir / "model.onnx").string());
+    const auto sets = weft::test::data_sets(dir, g);
+    if (sets.empty()) return {o.name, "FAIL", "no test data set"};
+    for (const auto& s : sets) {
+      const auto out = model.run(s.inputs);
+      for (size_t i = 0; i < s.outputs.size() && i < model.outputs().size(); ++i) {
+        const std::string diff = compare(out.at(model.outputs()[i].name), s.outputs[i]);
+        if (!diff.empty()) return {o.name, "FAIL", "output " + std::to_string(i) + ": " + diff};
+      }
+    }
+  } catch (const weft::Error& e) {
+    const std::string msg = e.what();
+    const size_t u = msg.find("unsupported: ");
+    if (e.code() == weft::Errc::kBadModel && u != std::string::npos) {
+      return {o.name, "unsupported", msg.substr(u + 13)};
+    }
+    return {o.name, "FAIL", msg};
+  }
+  return o;
+}
+
+class NodeTests : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NodeTests, EveryClaimedNodeTestPassesOrIsRefusedWithAReason) {
+  const fs::path root = WEFT_ONNX_NODE_DIR;
+  if (!fs::is_directory(root)) GTEST_SKIP() << "no ONNX node tests at " << root << " (apt-get install libonnx-testdata)";
+  weft::Device dev = weft::Device::open(GetParam());
+  std::vector<Outcome> all;
+  for (const fs::path& dir : weft::test::sorted_dirs(root, "test_")) {
+    const auto ops = weft::test::ops_of(dir / "model.onnx");
+    if (ops.empty()) continue;
+    if (!std::all_of(ops.begin(), ops.end(), [](const std::string& op) { return kTriedOps.count(op) > 0; })) continue;
+    all.push_back(run_one(dev, dir));
+  }
+  int pass = 0, unsupported = 0, fail = 0;
+  std::string table = "| node test | result |\n|---|---|\n";
+  for (const auto& o : all) {
+    std::printf("node-test %s: %s%s%s\n", o.name.c_str(), o.result.c_str(), o.detail.empty() ? "" : ": ", o.detail.c_str());
+    (o.result == "pass" ? pass : o.result == "unsupported" ? unsupported : fail)++;
+    table += "| `" + o.name + "` | " + o.result + (o.detail.empty() ? "" : ": " + o.detail) + " |\n";
+    EXPECT_NE(o.result, "FAIL") << o.name << ": " << o.detail;
+  }
+  std::printf("node tests on %s: %zu tried, %d pass, %d unsupported, %d fail\n", GetParam().c_str(), all.size(), pass, unsupported, fail);
+  if (const char* path = std::getenv("WEFT_NODE_TABLE")) std::ofstream(path) << table;
+  EXPECT_GT(pass, 30) << "fewer node tests pass than the runtime claims";
+}
+
+std::vector<std::string> devices() {
+  std::vector<std::string> v = {"ref://"};
+#ifdef WEFT_HAVE_SIM
+  v.push_back("sim://?array=16x16");
+#endif
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, NodeTests, ::testing::ValuesIn(devices()),
+                         [](const auto& info) { return info.param.rfind("sim", 0) == 0 ? std::string("Sim") : std::string("Ref"); });
+
+}  // namespace

@@ -159,6 +159,7 @@ Dtype parse_descr(const std::string& descr, const std::string& name) {
   if (descr == "|i1" || descr == "<i1" || descr == ">i1" || descr == "=i1") return Dtype::kInt8;
   if (descr == "|u1" || descr == "<u1" || descr == ">u1" || descr == "=u1") return Dtype::kUint8;
   if (descr == "<i4") return Dtype::kInt32;
+  if (descr == "<f4") return Dtype::kFloat32;
   if (descr == ">i4") {
     fail(name,
          "big-endian int32 ('>i4') is not supported; save it little-endian, e.g. "
@@ -166,13 +167,13 @@ Dtype parse_descr(const std::string& descr, const std::string& name) {
   }
   static const std::map<std::string, std::string> known = {
       {"|b1", "bool"},      {"<i2", "int16"},       {"<u2", "uint16"},  {"<u4", "uint32"},
-      {"<i8", "int64"},     {"<u8", "uint64"},      {"<f2", "float16"}, {"<f4", "float32"},
+      {"<i8", "int64"},     {"<u8", "uint64"},      {"<f2", "float16"},
       {"<f8", "float64"},   {">i2", "int16"},       {">f4", "float32"}, {">f8", "float64"},
       {"<c8", "complex64"}, {"<c16", "complex128"}, {"|O", "object"}};
   const auto it = known.find(descr);
   fail(name,
        "dtype '" + descr + "'" + (it != known.end() ? " (" + it->second + ")" : "") +
-           " is not supported: use int8, uint8 or int32 (e.g. np.save(f, a.astype(np.int8)))");
+           " is not supported: use int8, uint8, int32 or float32 (e.g. np.save(f, a.astype(np.int8)))");
 }
 
 uint64_t checked_product(const std::vector<uint64_t>& shape, uint64_t item,
@@ -201,11 +202,13 @@ const char* dtype_name(Dtype d) {
       return "uint8";
     case Dtype::kInt32:
       return "int32";
+    case Dtype::kFloat32:
+      return "float32";
   }
   return "?";
 }
 
-size_t itemsize(Dtype d) { return d == Dtype::kInt32 ? 4 : 1; }
+size_t itemsize(Dtype d) { return d == Dtype::kInt32 || d == Dtype::kFloat32 ? 4 : 1; }
 
 uint64_t Array::elements() const {
   uint64_t n = 1;
@@ -231,8 +234,18 @@ int32_t Array::at(size_t i) const {
       return data[i];
     case Dtype::kInt32:
       return static_cast<int32_t>(le32(&data[4 * i]));
+    case Dtype::kFloat32:
+      return static_cast<int32_t>(at_float(i));
   }
   return 0;
+}
+
+float Array::at_float(size_t i) const {
+  if (dtype != Dtype::kFloat32) return static_cast<float>(at(i));
+  const uint32_t bits = le32(&data[4 * i]);
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
 }
 
 Array parse(std::span<const uint8_t> b, const std::string& name) {
@@ -300,7 +313,10 @@ std::vector<uint8_t> serialize(const Array& a) {
     throw Error("npy::serialize: " + std::to_string(a.data.size()) + " data bytes for shape " +
                 a.shape_string() + " " + dtype_name(a.dtype));
   }
-  const char* descr = a.dtype == Dtype::kInt8 ? "|i1" : a.dtype == Dtype::kUint8 ? "|u1" : "<i4";
+  const char* descr = a.dtype == Dtype::kInt8    ? "|i1"
+                      : a.dtype == Dtype::kUint8 ? "|u1"
+                      : a.dtype == Dtype::kInt32 ? "<i4"
+                                                 : "<f4";
   std::string h = std::string("{'descr': '") + descr +
                   "', 'fortran_order': False, 'shape': " + a.shape_string() + ", }";
   // Pad with spaces so that magic + version + length + header is a multiple of 64, ending '\n'.
@@ -352,4 +368,19 @@ Array from_int32(std::span<const int32_t> values, std::vector<uint64_t> shape) {
   return a;
 }
 
+}  // namespace weft::npy
+
+namespace weft::npy {
+Array from_float32(std::span<const float> values, std::vector<uint64_t> shape) {
+  Array a;
+  a.dtype = Dtype::kFloat32;
+  a.shape = std::move(shape);
+  a.data.resize(values.size() * 4);
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint32_t u;
+    std::memcpy(&u, &values[i], sizeof u);
+    for (int k = 0; k < 4; ++k) a.data[4 * i + k] = static_cast<uint8_t>(u >> (8 * k));
+  }
+  return a;
+}
 }  // namespace weft::npy

@@ -3,8 +3,8 @@
 // Reads format versions 1.0, 2.0 and 3.0 (numpy/lib/format.py): the magic "\x93NUMPY", the
 // version, a little-endian header length (2 bytes in 1.0, 4 in 2.0 and 3.0), then a Python dict
 // literal {'descr': ..., 'fortran_order': ..., 'shape': (...)}, then the data. Only what the
-// tool uses is accepted: C order, dtypes int8 ('|i1'), uint8 ('|u1') and little-endian int32
-// ('<i4'); anything else (Fortran order, other dtypes, big-endian int32, a malformed or
+// tool uses is accepted: C order, dtypes int8 ('|i1'), uint8 ('|u1'), little-endian int32
+// ('<i4') and float32 ('<f4', model inputs of `weft run`); anything else (Fortran order, other dtypes, big-endian int32, a malformed or
 // truncated header, too few or too many data bytes) is a weft::npy::Error whose message names
 // the file and what to do. Writes version 1.0 (2.0 when the header needs it) the way numpy does:
 // header padded with spaces to a multiple of 64 bytes and ended by '\n'.
@@ -19,9 +19,9 @@
 
 namespace weft::npy {
 
-enum class Dtype { kInt8, kUint8, kInt32 };
+enum class Dtype { kInt8, kUint8, kInt32, kFloat32 };
 
-// "int8", "uint8", "int32".
+// "int8", "uint8", "int32", "float32".
 const char* dtype_name(Dtype d);
 size_t itemsize(Dtype d);
 
@@ -38,8 +38,10 @@ struct Array {
   uint64_t elements() const;
   // "(2, 3)" as numpy prints shapes.
   std::string shape_string() const;
-  // Element i as int32 (int8 and uint8 widened).
+  // Element i as int32 (int8 and uint8 widened; float32 truncated).
   int32_t at(size_t i) const;
+  // Element i as float (any dtype).
+  float at_float(size_t i) const;
 };
 
 // Parses a whole file's bytes; `name` (the file name) starts every error message.
@@ -54,5 +56,6 @@ void write(const std::string& path, const Array& a);
 // Builders for the writer.
 Array from_int8(std::span<const uint8_t> bytes, std::vector<uint64_t> shape, bool is_signed);
 Array from_int32(std::span<const int32_t> values, std::vector<uint64_t> shape);
+Array from_float32(std::span<const float> values, std::vector<uint64_t> shape);
 
 }  // namespace weft::npy

@@ -9,6 +9,8 @@
 //                                                NHWC convolution, checked against golden conv2d
 //   weft simt   KERNEL [--n N] [--warps W] [--threads T] [--check] ...
 //                                                a library kernel (sw/kernels) on the SIMT core
+//   weft run    MODEL.onnx --input x.npy|x.pb [--check] [--layers] [--json] ...
+//                                                a quantized ONNX model (weft_run.cpp)
 //
 // The default device is sim:// (the Verilated RTL). Exit status: 0 success, 1 result differs
 // from the golden model, 2 bad command line or argument, 3 device error or timeout.
@@ -42,6 +44,7 @@
 #include <vector>
 
 #include "npy.hpp"
+#include "weft_run.hpp"
 #include "weft/golden/quant.hpp"
 #include "weft/golden/simt.hpp"
 #include "weft/regs.hpp"
@@ -74,7 +77,7 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-const std::vector<std::string> kCommands = {"info", "gemm", "conv2d", "simt"};
+const std::vector<std::string> kCommands = {"info", "gemm", "conv2d", "simt", "run"};
 const std::vector<std::string> kKernels = {"vecadd",  "saxpy",     "relu",   "requant",
                                            "maxpool", "transpose", "im2col", "softmax"};
 
@@ -310,11 +313,11 @@ std::optional<weft::npy::Array> read_operand(const std::string& file, const char
                                              size_t rank, const char* layout, const char* cmd) {
   if (file.empty()) return std::nullopt;
   weft::npy::Array a = weft::npy::read(file);
-  if (a.dtype == weft::npy::Dtype::kInt32) {
+  if (a.dtype == weft::npy::Dtype::kInt32 || a.dtype == weft::npy::Dtype::kFloat32) {
     throw UsageError(
-        fmt::format("weft {}: {} {} is int32; operands are 8-bit: save it as int8 or "
+        fmt::format("weft {}: {} {} is {}; operands are 8-bit: save it as int8 or "
                     "uint8 (a.astype(np.int8))",
-                    cmd, opt, file));
+                    cmd, opt, file, weft::npy::dtype_name(a.dtype)));
   }
   if (a.shape.size() != rank) {
     throw UsageError(fmt::format("weft {}: {} {} has shape {}; it must be {}-D ({})", cmd, opt,
@@ -1266,7 +1269,11 @@ int main(int argc, char** argv) {
                  "a mismatch)");
   simt->add_flag("--perf", sa.perf, "Also print every SIMT counter and the device cycles");
   simt->add_flag("--quiet,-q", sa.quiet, "No progress indication");
-  for (auto* c : {info, gemm, conv, simt}) c->footer(kExitFooter);
+  weft::tool::RunArgs ra;
+  auto* run = app.add_subcommand(
+      "run", "Run a quantized ONNX model (QDQ or QOperator) on the device and print its outputs");
+  weft::tool::add_run_options(run, ra, uri);
+  for (auto* c : {info, gemm, conv, simt, run}) c->footer(kExitFooter);
 
   // The command: the first argument that is not an option (the top level has no other options).
   bool help = false, have_command = false;
@@ -1285,7 +1292,7 @@ int main(int argc, char** argv) {
     }
     if (s == "help") {  // `weft help [command]`: the help, as --help
       const std::string sub = i + 1 < argc ? argv[i + 1] : "";
-      for (auto* c : {info, gemm, conv, simt}) {
+      for (auto* c : {info, gemm, conv, simt, run}) {
         if (c->get_name() == sub) {
           fmt::print("{}", c->help());
           return kExitOk;
@@ -1329,7 +1336,11 @@ int main(int argc, char** argv) {
     if (gemm->parsed()) return cmd_gemm(uri, g);
     if (conv->parsed()) return cmd_conv2d(uri, cv);
     if (simt->parsed()) return cmd_simt(uri, sa);
+    if (run->parsed()) return weft::tool::cmd_run(uri, ra);
   } catch (const UsageError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitUsage;
+  } catch (const std::invalid_argument& e) {  // weft run: a bad input file or name
     fmt::print(stderr, "{}\n", e.what());
     return kExitUsage;
   } catch (const weft::npy::Error& e) {

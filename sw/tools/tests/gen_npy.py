@@ -45,7 +45,7 @@ add("i8_empty", np.zeros((0, 3), dtype=np.int8))
 add("i8_transposed", np.ascontiguousarray(rng.integers(-128, 128, size=(6, 4)).astype(np.int8).T))
 
 bad = []
-save("f32", np.ones((2, 2), dtype=np.float32)); bad.append("f32")
+save("f64", np.ones((2, 2), dtype=np.float64)); bad.append("f64")
 save("i16", np.ones((3,), dtype=np.int16)); bad.append("i16")
 save("bool", np.ones((3,), dtype=np.bool_)); bad.append("bool")
 save("be_i32", np.arange(6, dtype=">i4").reshape(2, 3)); bad.append("be_i32")

@@ -98,7 +98,7 @@ TEST(Npy, ElementsAreReadAsNumpyHasThem) {
 TEST(Npy, RefusesWhatNumpyWroteInOtherDtypesAndOrders) {
   const std::string dir = WEFT_NPY_SAMPLES;
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"f32", "dtype '<f4' (float32) is not supported"},
+      {"f64", "dtype '<f8' (float64) is not supported"},
       {"i16", "dtype '<i2' (int16) is not supported"},
       {"bool", "dtype '|b1' (bool) is not supported"},
       {"be_i32", "big-endian int32 ('>i4') is not supported"},

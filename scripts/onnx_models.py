@@ -105,7 +105,8 @@ SAT_RULE = (
     "then added in int32 (vpmaddwd with ones) and the zero points are corrected exactly with row and "
     "column sums. Saturation needs |a*w + a'*w'| > 32767, i.e. weights beyond 7 bits. QLinearConv "
     "(NCHW input) runs as NHWC im2col with K ordered (kh, kw, c_in) per group; MatMul/Gemm K is the "
-    "inner dimension. With VNNI (vpdpbusd) the int32 sums are exact."
+    "inner dimension. With VNNI (vpdpbusd) the int32 sums are exact. (Our reading of MLAS; not "
+    "yet checked against a host without VNNI.)"
 )
 
 

@@ -22,7 +22,7 @@ is written in the layout of the ONNX project's node tests, so the same C++ harne
                                           bit; output 0 is DequantizeLinear of it)
   DIR/<case>/meta.json                    how the case was made and what onnxruntime ran (below)
   DIR/index.json                          every case with its meta data, the counts and the host
-  DIR/index.txt                           "<name> <ort_exact 0|1> <format> <family>" per line
+  DIR/index.txt                           "<name> <ort_exact 0|1> <format> <family> <float_rounding 0|1> <float_accum 0|1>"
 
 onnxruntime runs the quantized model as quantize_static wrote it (one output), and output 1 is read
 back from its float output: the integer tensor whose DequantizeLinear equals it bit for bit (checked;
@@ -588,11 +588,14 @@ def main():
                                      "float_accum_ops")} for c in cases],
     }
     # index.txt: the same list for readers without JSON (the C++ tests): one case a line,
-    # "<name> <ort_exact 0|1> <format> <family>"; written before index.json (the build's output).
+    # "<name> <ort_exact 0|1> <format> <family> <float_rounding 0|1> <float_accum 0|1>" (whether
+    # onnxruntime ran some op with float rounding / float accumulation); written before index.json.
     with open(os.path.join(out, "index.txt"), "w") as f:
-        f.write("# name ort_exact format family (scripts/onnx_models.py, seed %d)\n" % args.seed)
+        f.write("# name ort_exact format family float_rounding float_accum (scripts/onnx_models.py, "
+                "seed %d)\n" % args.seed)
         for c in cases:
-            f.write(f"{c['name']} {int(c['ort_exact'])} {c['format']} {c['family']}\n")
+            f.write(f"{c['name']} {int(c['ort_exact'])} {c['format']} {c['family']} "
+                    f"{int(bool(c['float_rounding_ops']))} {int(bool(c['float_accum_ops']))}\n")
     with open(os.path.join(out, "index.json"), "w") as f:
         json.dump(index, f, indent=1, sort_keys=True)
     dt = time.time() - t0

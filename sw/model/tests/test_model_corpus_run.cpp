@@ -1,0 +1,148 @@
+// The test model corpus (scripts/onnx_models.py: random networks quantized and run by
+// onnxruntime at build time) through the model runtime, on ref:// (every model) and sim:// (every
+// eighth), compared bit for bit with onnxruntime and with the golden graph executor
+// (docs/model-runtime.md, "Random models").
+//
+// Every model the runtime accepts must equal the golden executor exactly. Against onnxruntime:
+// - models whose every op onnxruntime runs with exact integer kernels ("ort_exact", no float
+//   rounding or float accumulation recorded) must match exactly;
+// - models where onnxruntime ran some op in float (its QLinearAdd / QLinearAveragePool /
+//   QLinearGlobalAveragePool / QLinearSoftmax / QLinearConcat kernels, or a Conv it left unfused)
+//   may differ by 1 in a few elements: the count is printed, a larger difference fails;
+// - the u8 x s8 full-range models are exact on a CPU with VNNI and may differ on one without
+//   (onnxruntime's int16 pair saturation, docs); the count is printed.
+// Models with operators the runtime refuses (QOperator files with com.microsoft ops) count as
+// unsupported, with the reason.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "node_tests.hpp"
+#include "weft/golden/onnx_exec.hpp"
+#include "weft/model.hpp"
+#include "weft/weft.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Case {
+  std::string name, format, family;
+  bool ort_exact = false, float_rounding = false, float_accum = false;
+};
+
+std::vector<Case> read_index(const fs::path& dir) {
+  std::vector<Case> v;
+  std::ifstream in(dir / "index.txt");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    Case c;
+    int e = 0, fr = 0, fa = 0;
+    ls >> c.name >> e >> c.format >> c.family >> fr >> fa;
+    c.ort_exact = e, c.float_rounding = fr, c.float_accum = fa;
+    v.push_back(c);
+  }
+  return v;
+}
+
+// Elements that differ, and the largest difference.
+int64_t differences(const weft::OnnxTensor& a, const weft::OnnxTensor& b, int64_t* max_diff) {
+  *max_diff = 0;
+  if (a.dims != b.dims || a.ints.size() != b.ints.size()) {
+    *max_diff = 1 << 30;
+    return 1;
+  }
+  int64_t n = 0;
+  for (size_t i = 0; i < a.ints.size(); ++i) {
+    const int64_t d = std::llabs(a.ints[i] - b.ints[i]);
+    if (d) ++n, *max_diff = std::max(*max_diff, d);
+  }
+  return n;
+}
+
+class Corpus : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Corpus, EveryModelMatchesOnnxruntimeAndTheGoldenExecutor) {
+  const fs::path dir = WEFT_ONNX_MODEL_DIR;
+  ASSERT_TRUE(fs::exists(dir / "index.txt")) << dir << "/index.txt missing: build the target weft_onnx_models (make setup)";
+  const std::vector<Case> cases = read_index(dir);
+  ASSERT_GE(cases.size(), 300u);
+  const bool sim = GetParam().rfind("sim", 0) == 0;
+  weft::Device dev = weft::Device::open(GetParam());
+  int tried = 0, unsupported = 0, exact_vs_ort = 0, float_op_models = 0, float_op_elements = 0;
+  int u8s8 = 0, u8s8_differing = 0, golden_exact = 0;
+  std::map<std::string, int> unsupported_why;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (sim && i % 8) continue;
+    const Case& c = cases[i];
+    SCOPED_TRACE(c.name);
+    const fs::path model_path = dir / c.name / "model.onnx";
+    ++tried;
+    try {
+      weft::Model model = weft::Model::load(dev, model_path.string());
+      const weft::OnnxGraph g = weft::load_onnx_graph(model_path.string());
+      const auto sets = weft::test::data_sets(dir / c.name, g);
+      ASSERT_EQ(sets.size(), 1u);
+      const auto out = model.run(sets[0].inputs);
+      // The golden executor: every output equal.
+      const auto want = weft::golden::onnx::run_graph(g, sets[0].inputs);
+      bool golden_ok = true;
+      for (const auto& [name, t] : out) {
+        const std::string diff = weft::test::compare(t, want.at(name));
+        const bool exact = t.is_float() ? t.floats == want.at(name).floats : diff.empty();
+        EXPECT_TRUE(exact) << "runtime vs golden, output " << name << ": " << diff;
+        golden_ok = golden_ok && exact;
+      }
+      golden_exact += golden_ok;
+      // onnxruntime: the integer output (output 1).
+      ASSERT_EQ(sets[0].outputs.size(), 2u);
+      int64_t max_diff = 0;
+      const int64_t n = differences(out.at(g.outputs[1].name), sets[0].outputs[1], &max_diff);
+      if (!c.ort_exact) {
+        ++u8s8;
+        u8s8_differing += n > 0;
+        if (n) std::printf("%s: %lld elements differ from onnxruntime (u8 x s8; max %lld)\n", c.name.c_str(), (long long)n, (long long)max_diff);
+      } else if (c.float_rounding || c.float_accum) {
+        if (n) {
+          ++float_op_models, float_op_elements += int(n);
+          std::printf("%s: %lld elements differ from onnxruntime by at most %lld (onnxruntime ran %s in float)\n", c.name.c_str(), (long long)n, (long long)max_diff,
+                      c.float_accum ? "a Conv" : "a QLinear contrib kernel");
+        } else {
+          ++exact_vs_ort;
+        }
+        EXPECT_LE(max_diff, 1) << "more than a float rounding apart from onnxruntime";
+      } else {
+        EXPECT_EQ(n, 0) << "differs from onnxruntime in " << n << " elements (max " << max_diff << ")";
+        exact_vs_ort += n == 0;
+      }
+    } catch (const weft::Error& e) {
+      const std::string msg = e.what();
+      const size_t u = msg.find("unsupported: ");
+      ASSERT_TRUE(e.code() == weft::Errc::kBadModel && u != std::string::npos) << msg;
+      ++unsupported;
+      unsupported_why[msg.substr(u + 13, 60)]++;
+    }
+  }
+  std::printf("corpus on %s: %d models tried, %d unsupported, %d equal to the golden executor, %d bit-exact with onnxruntime, "
+              "%d differ from onnxruntime's float-rounding kernels (%d elements, each by 1), %d u8 x s8 models (%d differ from onnxruntime)\n",
+              GetParam().c_str(), tried, unsupported, golden_exact, exact_vs_ort, float_op_models, float_op_elements, u8s8, u8s8_differing);
+  for (const auto& [why, k] : unsupported_why) std::printf("  unsupported x%d: %s...\n", k, why.c_str());
+  EXPECT_GE(exact_vs_ort, sim ? 20 : 150);
+}
+
+std::vector<std::string> devices() {
+  std::vector<std::string> v = {"ref://"};
+#ifdef WEFT_HAVE_SIM
+  v.push_back("sim://?array=16x16");
+#endif
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, Corpus, ::testing::ValuesIn(devices()),
+                         [](const auto& info) { return info.param.rfind("sim", 0) == 0 ? std::string("Sim") : std::string("Ref"); });
+
+}  // namespace

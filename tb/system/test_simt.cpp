@@ -424,6 +424,37 @@ TEST_P(SystemSimtKernels, ExitCodesOfEveryThreadAreReadBack) {
   expect_same(v.simt().exit_codes(), std::vector<uint32_t>(32, 0), "vecadd exit codes");
 }
 
+// A hand-made image whose writable segment starts inside the code's last line: both are written
+// whole (no LOAD clears the other's bytes), a launch reads the data, and Simt::exit_codes()
+// reads what the code stores in the exit-code slots ([sp - 4] at entry).
+TEST_P(SystemSimtKernels, SegmentsSharingALineAreBothLoaded) {
+  namespace rv = gs::rv;
+  weft::Simt simt(*dev_);
+  const std::vector<uint32_t> code = {rv::lw(rv::a0, rv::zero, 24), rv::sw(rv::a0, rv::sp, -4),
+                                      rv::addi(rv::a7, rv::zero, 93), rv::ecall(), rv::nop(),
+                                      rv::nop()};
+  weft::SimtImage img = image(code);  // [0, 24)
+  weft::SimtImage::Segment data;
+  data.addr = 24;
+  data.bytes = {0x78, 0x56, 0x34, 0x12, 0xf0, 0xde, 0xbc, 0x9a};
+  img.segments.push_back(data);
+  img.end = 32;
+  simt.load(img);
+  std::vector<uint8_t> want(32);
+  std::memcpy(want.data(), code.data(), 24);
+  std::memcpy(want.data() + 24, data.bytes.data(), 8);
+  expect_same(simt.read<uint8_t>(0, 32), want, "data memory [0, 32)");
+  simt.launch({4, 8}, 0);
+  expect_same(simt.exit_codes(), std::vector<uint32_t>(32, 0x12345678u), "exit codes");
+  // The data changes (the line holds code bytes, then junk); reload_data() restores it.
+  std::vector<uint8_t> line(want.begin() + 16, want.end());
+  for (size_t i = 8; i < 16; ++i) line[i] = static_cast<uint8_t>(0xa5 + i);
+  simt.write(16, line.data(), line.size());
+  expect_same(simt.read<uint8_t>(16, 16), line, "changed data");
+  EXPECT_GT(simt.reload_data(), 0u);
+  expect_same(simt.read<uint8_t>(0, 32), want, "after reload_data");
+}
+
 // Launches chained without waiting: each one's input is the previous one's output, and buffers
 // are rewritten between launches, so a missing dependency (LOAD before launch, launch before
 // STORE_SPAD, LOAD after the launch that reads its lines) gives wrong results (most visibly on

@@ -216,4 +216,28 @@ inline std::vector<int8_t> softmax_logits(std::mt19937_64& rng, uint32_t rows, u
   return in;
 }
 
+// lut (src/lut.c): the kernel's writable globals, modelled on the host. `table` starts as the
+// initialiser in lut.c (.data) and `launches` as 0 (.bss); each launch computes
+// out[i] = table[in[i] % 16] + launches, then table[launches % 16] += 1000 and ++launches.
+struct LutModel {
+  int32_t table[16] = {3, -1, 4, 1, -5, 9, 2, -6, 5, 3, -5, 8, 9, -7, 9, 3000000};
+  uint32_t launches = 0;
+  std::vector<int32_t> launch(const std::vector<uint32_t>& in) {
+    std::vector<int32_t> out(in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+      out[i] = static_cast<int32_t>(static_cast<uint32_t>(table[in[i] % 16]) + launches);
+    }
+    table[launches % 16] += 1000;
+    ++launches;
+    return out;
+  }
+};
+
+// exit_codes (src/exit_codes.c): thread t exits with t * mul + add (modulo 2^32).
+inline std::vector<uint32_t> exit_codes_ref(uint32_t threads, uint32_t mul, uint32_t add) {
+  std::vector<uint32_t> v(threads);
+  for (uint32_t t = 0; t < threads; ++t) v[t] = t * mul + add;
+  return v;
+}
+
 }  // namespace weft::tb::kernel_cases

@@ -119,10 +119,26 @@ class KernelRun {
     return v;
   }
 
-  // Writes the argument struct at kArgsAddr and runs; checks that every thread exited with 0 and
+  // The image's writable segments (.data, .bss) may change too.
+  void allow_writable_globals() {
+    for (const auto& seg : s::parse_elf(read_file(kElfDir + "/" + name_ + ".elf")).segments) {
+      if (!seg.exec) outputs_.push_back({seg.addr, static_cast<uint32_t>(seg.bytes.size())});
+    }
+  }
+  // Fills the image's address range [0, kArgsAddr) with junk, then loads the ELF again: .data is
+  // re-initialised and .bss zeroed.
+  void reload(std::mt19937_64& rng) {
+    for (uint32_t a = 0; a < kArgsAddr; ++a) m_.dmem()[a] = static_cast<uint8_t>(rng());
+    entry_ = s::load_elf(m_, read_file(kElfDir + "/" + name_ + ".elf"));
+  }
+  // Thread t's exit-code slot (docs/kernels.md, "Exit codes"): the top word of its stack.
+  static uint32_t exit_slot(uint32_t t) { return kStackTop - t * kStackSize - 4; }
+
+  // Writes the argument struct at kArgsAddr and runs; checks that every thread exited with
+  // `codes` (0 when empty), that the runtime stored each code in the thread's exit-code slot, and
   // that memory outside the outputs and the stacks is unchanged.
   template <class Args>
-  s::Result run(const Args& args, const Shape& sh) {
+  s::Result run(const Args& args, const Shape& sh, const std::vector<uint32_t>& codes = {}) {
     m_.write_dmem(kArgsAddr, {reinterpret_cast<const uint8_t*>(&args), sizeof(Args)});
     const std::vector<uint8_t> before = m_.dmem();
     const s::Launch l{.entry_pc = entry_,
@@ -136,7 +152,12 @@ class KernelRun {
     EXPECT_TRUE(r.ok()) << where << ": " << r.error.message();
     if (!r.ok()) return r;
     for (size_t t = 0; t < r.threads.size(); ++t) {
-      EXPECT_TRUE(r.threads[t].exited && r.threads[t].exit_code == 0) << where << " thread " << t;
+      const uint32_t want = codes.empty() ? 0 : codes.at(t);
+      EXPECT_TRUE(r.threads[t].exited && r.threads[t].exit_code == want)
+          << where << " thread " << t << " exit code " << r.threads[t].exit_code << ", expected "
+          << want;
+      EXPECT_EQ(m_.read32(exit_slot(static_cast<uint32_t>(t))), want)
+          << where << ": thread " << t << "'s exit-code slot";
     }
     EXPECT_EQ(r.total_retired(), r.total_active_threads()) << where;
     const uint32_t stack_low = kStackTop - sh.warps * sh.threads * kStackSize;
@@ -216,6 +237,45 @@ TEST(Kernels, VecaddInt32WrapsLikeTheReference) {
     const s::Result r = k.run(args, sh);
     expect_same(k.read<int32_t>(args.c, n), want, "vecadd " + shape_name(sh));
     report("vecadd", r, sh, n);
+  }
+}
+
+// lut: an initialised writable table (.data) and a launch counter (.bss) shared by every thread,
+// kept from one launch to the next and re-initialised by loading the image again (over junk).
+TEST(Kernels, LutUsesWritableGlobalsKeptAcrossLaunchesUntilReloaded) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  const uint32_t n = static_cast<uint32_t>(uniform(rng, 500, 1000));
+  const std::vector<uint32_t> in = random_vector<uint32_t>(rng, n, 0, 1 << 30);
+  for (const Shape& sh : kShapes) {
+    KernelRun k("lut");
+    k.allow_writable_globals();
+    LutModel model;
+    // The same buffers every launch: each launch's outputs differ from the previous ones.
+    const weft_lut_args args{n, k.input(in), k.output<int32_t>(n, rng)};
+    for (int round = 0; round < 6; ++round) {
+      if (round == 4) {
+        k.reload(rng);
+        model = LutModel{};
+      }
+      const s::Result r = k.run(args, sh);
+      const std::string what = "lut " + shape_name(sh) + " launch " + std::to_string(round);
+      expect_same(k.read<int32_t>(args.out, n), model.launch(in), what);
+      if (round == 0) report("lut", r, sh, n);
+    }
+  }
+}
+
+// exit_codes: distinct codes by weft_exit() from a nested call, by returning from
+// weft_main_code, and by returning after a barrier; each also in the thread's exit-code slot.
+TEST(Kernels, ExitCodesPerThreadFromWeftExitAndReturn) {
+  SKIP_WITHOUT_KERNELS();
+  for (const Shape& sh : kShapes) {
+    for (const auto& [mul, add] : {std::pair{3u, 1u}, std::pair{0x9E3779B9u, 0xFFFFFFF0u}}) {
+      KernelRun k("exit_codes");
+      const uint32_t threads = sh.warps * sh.threads;
+      k.run(weft_exit_codes_args{mul, add}, sh, exit_codes_ref(threads, mul, add));
+    }
   }
 }
 

@@ -77,10 +77,21 @@ class DeviceKernel {
         simt_(dev),
         gold_(gs::Config{.dmem_bytes = dev.caps().simt_dmem_bytes,
                          .imem_bytes = dev.caps().simt_imem_bytes}) {
-    const std::vector<uint8_t> elf = read_file(kElfDir + "/" + kernel + ".elf");
-    simt_.load(weft::SimtImage::from_elf(elf));
-    entry_ = gs::load_elf(gold_, elf);
+    elf_ = read_file(kElfDir + "/" + kernel + ".elf");
+    simt_.load(weft::SimtImage::from_elf(elf_));
+    entry_ = gs::load_elf(gold_, elf_);
+    // The writable globals (.data, .bss) are compared with the golden model's after each launch.
+    for (const auto& seg : simt_.image().segments) {
+      if (!seg.exec) outputs_.push_back({seg.addr, static_cast<uint32_t>(seg.bytes.size())});
+    }
   }
+
+  // Simt::reload_data() on the device, the ELF loaded again on the golden model.
+  void reload_data() {
+    simt_.reload_data();
+    gs::load_elf(gold_, elf_);
+  }
+  const gs::Result& last_gold() const { return last_gold_; }
 
   weft::Simt& simt() { return simt_; }
 
@@ -128,6 +139,7 @@ class DeviceKernel {
                                     .stack_top = simt_.stack_top(),
                                     .stack_size_per_thread = simt_.stack_bytes()});
     const std::string where = name_ + " on " + shape_name(sh) + what;
+    last_gold_ = g;
     EXPECT_TRUE(g.ok()) << where << ": golden model " << g.error.message();
     EXPECT_EQ(r.issued, static_cast<uint32_t>(g.total_issues())) << where;
     EXPECT_EQ(r.active, static_cast<uint32_t>(g.total_active_threads())) << where;
@@ -152,6 +164,8 @@ class DeviceKernel {
   std::string name_;
   weft::Simt simt_;
   gs::Machine gold_;
+  std::vector<uint8_t> elf_;
+  gs::Result last_gold_;
   uint32_t entry_ = 0;
   std::vector<std::pair<uint32_t, uint32_t>> outputs_;
 };
@@ -357,6 +371,88 @@ TEST_P(SystemSimtKernels, SoftmaxMatchesFixedPointReferenceAndGolden) {
           " (" + std::to_string(rows) + " rows x " + std::to_string(depth) + ")");
     expect_same(k.read<uint8_t>(args.out, in.size()), want, "softmax " + shape_name(sh));
   }
+}
+
+// lut: writable globals (an initialised table in .data, a launch counter in .bss) are loaded
+// after the code, shared by the threads, kept across launches and re-initialised by
+// Simt::reload_data(); outputs and the globals' bytes equal the golden model's and the host model.
+TEST_P(SystemSimtKernels, LutWritableGlobalsKeptAcrossLaunchesUntilReloadData) {
+  const uint32_t n = sim() ? 300 : 1000;
+  const std::vector<uint32_t> in = random_vector<uint32_t>(rng_, n, 0, 1 << 30);
+  for (const SimtShape& sh : shapes()) {
+    DeviceKernel k(*dev_, "lut");
+    const weft::SimtImage& img = k.simt().image();
+    ASSERT_EQ(img.segments.size(), 2u) << "lut.elf: code and writable data";
+    EXPECT_FALSE(img.segments[1].exec);
+    EXPECT_GE(k.simt().heap_begin(), img.end) << "buffers start after .bss";
+    LutModel model;
+    const weft_lut_args args{n, k.input(in), k.output<int32_t>(n, rng_)};
+    for (int round = 0; round < 5; ++round) {
+      if (round == 3) {
+        k.reload_data();
+        model = LutModel{};
+      }
+      const std::string what = ", launch " + std::to_string(round);
+      k.run(args, sh, round == 0 ? n : 0, what);
+      expect_same(k.read<int32_t>(args.out, n), model.launch(in), "lut " + shape_name(sh) + what);
+    }
+  }
+}
+
+// Each thread's exit code (Simt::exit_codes(), from the runtime's exit-code slots) equals the
+// golden model's (a0 at the exit ecall) and t * mul + add; kernels returning from a void
+// weft_main exit with 0.
+TEST_P(SystemSimtKernels, ExitCodesOfEveryThreadAreReadBack) {
+  for (const SimtShape& sh : shapes()) {
+    const uint32_t threads = sh.warps * sh.threads_per_warp;
+    DeviceKernel k(*dev_, "exit_codes");
+    for (const auto& [mul, add] : {std::pair{3u, 1u}, std::pair{0x9E3779B9u, 0xFFFFFFF0u}}) {
+      k.run(weft_exit_codes_args{mul, add}, sh);
+      const std::vector<uint32_t> got = k.simt().exit_codes();
+      const std::vector<uint32_t> want = exit_codes_ref(threads, mul, add);
+      expect_same(got, want, "exit codes on " + shape_name(sh));
+      ASSERT_EQ(k.last_gold().threads.size(), threads);
+      for (uint32_t t = 0; t < threads; ++t) {
+        EXPECT_EQ(got[t], k.last_gold().threads[t].exit_code) << "thread " << t;
+      }
+    }
+  }
+  DeviceKernel v(*dev_, "vecadd");
+  EXPECT_TRUE(v.simt().exit_codes().empty()) << "no launch yet";
+  const std::vector<int32_t> a = random_int32(rng_, 40);
+  v.run(weft_vecadd_args{40, v.input(a), v.input(a), v.output<int32_t>(40, rng_)}, {4, 8});
+  expect_same(v.simt().exit_codes(), std::vector<uint32_t>(32, 0), "vecadd exit codes");
+}
+
+// A hand-made image whose writable segment starts inside the code's last line: both are written
+// whole (no LOAD clears the other's bytes), a launch reads the data, and Simt::exit_codes()
+// reads what the code stores in the exit-code slots ([sp - 4] at entry).
+TEST_P(SystemSimtKernels, SegmentsSharingALineAreBothLoaded) {
+  namespace rv = gs::rv;
+  weft::Simt simt(*dev_);
+  const std::vector<uint32_t> code = {rv::lw(rv::a0, rv::zero, 24), rv::sw(rv::a0, rv::sp, -4),
+                                      rv::addi(rv::a7, rv::zero, 93), rv::ecall(), rv::nop(),
+                                      rv::nop()};
+  weft::SimtImage img = image(code);  // [0, 24)
+  weft::SimtImage::Segment data;
+  data.addr = 24;
+  data.bytes = {0x78, 0x56, 0x34, 0x12, 0xf0, 0xde, 0xbc, 0x9a};
+  img.segments.push_back(data);
+  img.end = 32;
+  simt.load(img);
+  std::vector<uint8_t> want(32);
+  std::memcpy(want.data(), code.data(), 24);
+  std::memcpy(want.data() + 24, data.bytes.data(), 8);
+  expect_same(simt.read<uint8_t>(0, 32), want, "data memory [0, 32)");
+  simt.launch({4, 8}, 0);
+  expect_same(simt.exit_codes(), std::vector<uint32_t>(32, 0x12345678u), "exit codes");
+  // The data changes (the line holds code bytes, then junk); reload_data() restores it.
+  std::vector<uint8_t> line(want.begin() + 16, want.end());
+  for (size_t i = 8; i < 16; ++i) line[i] = static_cast<uint8_t>(0xa5 + i);
+  simt.write(16, line.data(), line.size());
+  expect_same(simt.read<uint8_t>(16, 16), line, "changed data");
+  EXPECT_GT(simt.reload_data(), 0u);
+  expect_same(simt.read<uint8_t>(0, 32), want, "after reload_data");
 }
 
 // Launches chained without waiting: each one's input is the previous one's output, and buffers

@@ -210,25 +210,88 @@ uint64_t Simt::load(const SimtImage& image) {
     }
   }
   image_ = image;
-  uint64_t last = 0;
-  for (const auto& s : image_.segments) {
-    // Whole lines: zeros before the segment's first byte in its line and after its last.
-    const uint32_t start = s.addr / line_ * line_;
-    const size_t bytes = (s.addr - start + s.bytes.size() + line_ - 1) / line_ * line_;
-    Buffer buf = dev_->alloc(bytes);
-    std::vector<uint8_t> v(bytes, 0);
-    std::memcpy(v.data() + (s.addr - start), s.bytes.data(), s.bytes.size());
-    buf.write(0, v.data(), v.size());
-    if (s.exec) {
-      last = transfer(false, kSimtImemLine + start / line_, buf, bytes);
-      staged_.emplace_back(last, buf);
-    }
-    last = transfer(false, kSimtDmemLine + start / line_, buf, bytes);
-    staged_.emplace_back(last, buf);
-  }
+  const uint64_t last = write_segments(false);
   heap_begin_ = (image_.end + line_ - 1) / line_ * line_;
   heap_next_ = heap_begin_;
   return last;
+}
+
+uint64_t Simt::write_segments(bool data_only) {
+  // Whole lines: segments whose line ranges overlap or touch are written as one chunk (zeros
+  // between them and around the ends), so a LOAD never clears part of another segment's line.
+  // One chunk list for the data memory (every segment) and one for the instruction memory
+  // (executable segments); with data_only, only the data memory chunks holding a writable one.
+  struct Chunk {
+    uint32_t start = 0;  // line-aligned
+    uint64_t end = 0;    // line-aligned
+    std::vector<const SimtImage::Segment*> segs;
+    bool writable = false;
+  };
+  auto chunks = [&](bool exec_only) {
+    std::vector<const SimtImage::Segment*> v;
+    for (const auto& s : image_.segments) {
+      if (!exec_only || s.exec) v.push_back(&s);
+    }
+    std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->addr < b->addr; });
+    std::vector<Chunk> out;
+    for (const auto* s : v) {
+      const uint32_t start = s->addr / line_ * line_;
+      const uint64_t end = (uint64_t{s->addr} + s->bytes.size() + line_ - 1) / line_ * line_;
+      if (out.empty() || start > out.back().end) out.push_back({start, end, {}, false});
+      Chunk& c = out.back();
+      c.end = std::max(c.end, end);
+      c.segs.push_back(s);
+      c.writable = c.writable || !s->exec;
+    }
+    return out;
+  };
+  uint64_t last = 0;
+  auto put = [&](const Chunk& c, uint32_t region_line) {
+    const size_t bytes = static_cast<size_t>(c.end - c.start);
+    std::vector<uint8_t> v(bytes, 0);
+    for (const auto* s : c.segs) {
+      if (!s->bytes.empty()) std::memcpy(v.data() + (s->addr - c.start), s->bytes.data(), s->bytes.size());
+    }
+    Buffer buf = dev_->alloc(bytes);
+    buf.write(0, v.data(), v.size());
+    last = transfer(false, region_line + c.start / line_, buf, bytes);
+    staged_.emplace_back(last, buf);
+  };
+  if (!data_only) {
+    for (const Chunk& c : chunks(true)) put(c, kSimtImemLine);
+  }
+  for (const Chunk& c : chunks(false)) {
+    if (!data_only || c.writable) put(c, kSimtDmemLine);
+  }
+  return last;
+}
+
+uint64_t Simt::reload_data() {
+  sync_queue();
+  return write_segments(true);
+}
+
+std::vector<uint32_t> Simt::exit_codes(Timeout t) {
+  if (last_threads_ == 0) return {};
+  // The slots lie stack_size apart, the lowest at stack_top - (n - 1) * stack_size - 4: one read
+  // of the span, then every stack_size-th word.
+  const uint64_t n = last_threads_;
+  const uint64_t span = (n - 1) * last_stack_size_ + 4;
+  if (span > last_stack_top_) {
+    throw Error(Errc::kBadArgument, "Simt::exit_codes: the last launch's stacks (stack_top " +
+                                        std::to_string(last_stack_top_) + ", stack_size " +
+                                        std::to_string(last_stack_size_) +
+                                        ") leave no exit-code slot for every thread");
+  }
+  const uint32_t lo = static_cast<uint32_t>(last_stack_top_ - span);
+  std::vector<uint8_t> bytes(static_cast<size_t>(span));
+  read(lo, bytes.data(), bytes.size(), t);
+  std::vector<uint32_t> codes(static_cast<size_t>(n));
+  for (uint64_t i = 0; i < n; ++i) {
+    // Thread i's slot: stack_top - i * stack_size - 4 = lo + span - 4 - i * stack_size.
+    std::memcpy(&codes[i], bytes.data() + (span - 4 - i * last_stack_size_), 4);
+  }
+  return codes;
 }
 
 uint32_t Simt::alloc(size_t bytes, uint32_t align) {
@@ -320,6 +383,9 @@ uint64_t Simt::submit_launch(const SimtLaunch& l) {
   const uint64_t i = submit(Descriptor::simt_launch(l), deps(true, false, true));
   last_launch_ = i + 1;
   last_tpw_ = l.threads_per_warp;
+  last_threads_ = threads;
+  last_stack_top_ = l.stack_top;
+  last_stack_size_ = l.stack_size;
   return i;
 }
 

@@ -98,6 +98,26 @@ struct weft_im2col_args {
 };
 WEFT_ARGS_SIZE_CHECK(struct weft_im2col_args, 15);
 
+/* lut: out[i] = table[in[i] % 16] + launches (int32), with `table` an initialised writable
+ * global (.data) and `launches` a zero-initialised one (.bss): the number of earlier launches
+ * since the image was loaded (or its data reloaded). After every thread has read them (a
+ * barrier), thread 0 adds 1000 to table[launches % 16] and increments launches, so the next
+ * launch sees the change. The table's initial values: WEFT_LUT_TABLE in src/lut.c. */
+struct weft_lut_args {
+  uint32_t n;
+  uint32_t in;  /* uint32[n] */
+  uint32_t out; /* int32[n] */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_lut_args, 3);
+
+/* exit_codes (a test kernel, int weft_main_code): thread t exits with code t * mul + add; threads
+ * with t % 3 == 0 by weft_exit() from a nested call, t % 3 == 1 by returning, t % 3 == 2 by
+ * returning after a barrier. */
+struct weft_exit_codes_args {
+  uint32_t mul, add;
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_exit_codes_args, 2);
+
 #undef WEFT_ARGS_SIZE_CHECK
 
 #endif /* WEFT_KERNEL_ARGS_H */

@@ -1,9 +1,11 @@
 /* Weft SIMT kernel runtime (docs/kernels.md): thread ids, barrier and exit for C kernels.
  *
- * A kernel is a C file defining `void weft_main(const void* args)`. The runtime's crt0
- * (sw/kernels/runtime/crt0.S) calls it with the launch's argument pointer and exits the thread
- * with code 0 when it returns. Every thread of the launch runs weft_main; threads tell themselves
- * apart with the CSR reads below (docs/simt-model.md, "CSRs").
+ * A kernel is a C file defining `void weft_main(const void* args)` (exit code 0 when it
+ * returns) or, instead, `int weft_main_code(const void* args)` (its return value is the thread's
+ * exit code). The runtime's crt0 (sw/kernels/runtime/crt0.S) calls it with the launch's argument
+ * pointer and exits the thread when it returns. Every thread of the launch runs it; threads tell
+ * themselves apart with the CSR reads below (docs/simt-model.md, "CSRs"). The exit code is also
+ * stored in the top word of the thread's stack, where weft::Simt::exit_codes() reads it.
  *
  * CSR reads are written as `.insn` (CSRRS rd, csr, x0 = `csrr rd, csr`), so this header works with
  * -march=rv32im as well as rv32im_zicsr (binutils 2.40 assembles the csrr mnemonic only with
@@ -54,18 +56,21 @@ static inline void weft_barrier(void) {
 }
 
 /* Ends this thread with an exit code (ecall, a7 = 93, code in a0). Other threads go on; a
- * barrier no longer waits for this one. */
+ * barrier no longer waits for this one. Like crt0, it first stores the code in the thread's
+ * exit-code slot [tp - 4] (tp = the thread's stack top, set by crt0). */
 static inline __attribute__((noreturn)) void weft_exit(uint32_t code) {
   register uint32_t a0 __asm__("a0") = code;
   register uint32_t a7 __asm__("a7") = WEFT_SYSCALL_EXIT;
-  __asm__ volatile("ecall" ::"r"(a0), "r"(a7) : "memory");
+  __asm__ volatile("sw a0, -4(tp)\n\tecall" ::"r"(a0), "r"(a7) : "memory");
   __builtin_unreachable();
 }
 
 /* A scratchpad address (as stored in argument structs) as a pointer. */
 #define WEFT_PTR(type, addr) ((type*)(uintptr_t)(addr))
 
-/* The kernel entry point, defined by each kernel and called by crt0. */
-void weft_main(const void* args);
+/* The kernel entry point, called by crt0: each kernel defines exactly one of the two (the link
+ * fails otherwise). */
+void weft_main(const void* args);     /* exit code 0 */
+int weft_main_code(const void* args); /* exit code = the return value */
 
 #endif /* WEFT_SIMT_H */

@@ -7,6 +7,7 @@
 //   const uint32_t args = simt.put_args(weft_vecadd_args{n, a, b, c});
 //   weft::SimtReport r = simt.launch({.warps = 4, .threads_per_warp = 8}, args);  // SIMT_LAUNCH
 //   std::vector<int32_t> cv = simt.read<int32_t>(c, n);     // data memory -> host (STORE_SPAD)
+//   std::vector<uint32_t> codes = simt.exit_codes();        // each thread's exit code (optional)
 //
 // Every transfer moves whole lines (CAP0.bus_bytes, 16): writes start on a line and pad the last
 // line with zeros. The descriptors carry the dependencies the programming model asks for (a
@@ -77,7 +78,9 @@ struct WEFT_API SimtReport {
 
 // A kernel image: the PT_LOAD segments of an ELF32 little-endian RISC-V executable, as
 // weft::golden::simt::load_elf places them: every segment in the data memory at p_vaddr (file
-// bytes, then zeros to p_memsz), executable ones also in the instruction memory.
+// bytes, then zeros to p_memsz), executable ones also in the instruction memory. sw/kernels
+// images have an R+X segment (.text, .rodata) and, with writable globals, an RW one (.data, then
+// .bss as zeros) after it (docs/kernels.md, "Memory image").
 struct WEFT_API SimtImage {
   struct Segment {
     uint32_t addr = 0;
@@ -113,7 +116,14 @@ class WEFT_API Simt {
 
   // Writes the image (instruction memory and data memory LOADs) and empties the heap. Throws
   // Error(kBadArgument) when a segment does not fit the memories. Returns the last LOAD's index.
+  // Segments sharing a data memory line are written by one LOAD (a line is never half zeros).
   uint64_t load(const SimtImage& image);
+  // Writable globals (the image's non-executable segments: .data, .bss) are written by load()
+  // and then belong to the kernel: every thread of a launch shares them, and a launch sees what
+  // earlier launches left there. reload_data() writes them again from the image (LOADs after the
+  // earlier launches), so the next launch starts from the initial values. Returns the last
+  // LOAD's index, 0 when the image has no writable segment. Code is not rewritten.
+  uint64_t reload_data();
   const SimtImage& image() const { return image_; }
 
   // Heap blocks in the data memory (multiples of `align`, at least a line). Throws
@@ -174,6 +184,14 @@ class WEFT_API Simt {
   SimtReport report();  // SIMT_* counters now
   SimtFault fault();    // SIMT_ERR_* now
 
+  // Each thread's exit code of the last launch submitted by this object, by thread id (warp *
+  // threads_per_warp + lane): the kernel runtime (crt0, weft_exit(); docs/kernels.md, "Exit
+  // codes") stores it in the top word of the thread's stack, [stack_top - t * stack_size - 4],
+  // and this reads those words back with one STORE_SPAD after the launch (so launches that do
+  // not ask pay nothing). Valid for threads that exited through the runtime (not after a fault,
+  // not for code that exits with a bare ecall). Empty when nothing was launched.
+  std::vector<uint32_t> exit_codes(Timeout t = {});
+
  private:
   std::vector<uint64_t> deps(bool after_loads, bool after_launches, bool after_stores);
   uint64_t submit(const Descriptor& d, const std::vector<uint64_t>& after);
@@ -190,6 +208,10 @@ class WEFT_API Simt {
   uint64_t seen_next_ = 0;
   std::deque<std::pair<uint64_t, Buffer>> staged_;  // write buffers until their LOAD completed
   uint32_t last_tpw_ = 0;
+  // The last launch's thread count and stacks (for exit_codes()).
+  uint64_t last_threads_ = 0;
+  uint32_t last_stack_top_ = 0, last_stack_size_ = 0;
+  uint64_t write_segments(bool data_only);
 };
 
 }  // namespace weft

@@ -841,8 +841,7 @@ class Executor {
     if (kernel.size() != x.dims.size() - 2) malformed("kernel_shape does not match the input " + dims_str(x.dims));
     const Window win = window(*n_, spatial(x.dims), kernel, n_->attr("ceil_mode", 0) != 0);
     const bool count_pad = n_->attr("count_include_pad", 0) != 0;
-    const bool want_indices = n_->outputs.size() > 1 && !n_->outputs[1].empty();
-    if (want_indices && n_->attr("storage_order", 0) != 0) unsupported("column-major Indices (storage_order 1)");
+    const bool column_major = n_->attr("storage_order", 0) != 0;
     const int64_t planes = x.dims[0] * x.dims[1], in_plane = count(spatial(x.dims));
     std::vector<int64_t> ydims = {x.dims[0], x.dims[1]};
     ydims.insert(ydims.end(), win.out.begin(), win.out.end());
@@ -871,7 +870,7 @@ class Executor {
         if (max) {
           if (best < 0) malformed("a window covers only padding");
           copy_elem(y, yi, x, best);
-          indices.ints[yi] = best;
+          indices.ints[yi] = column_major ? pl * in_plane + column_major_offset(best - pl * in_plane, spatial(x.dims)) : best;
         } else {
           // The float32 mean of the window (the sum kept in double: order-independent enough
           // for the specification's float32 tolerance).
@@ -881,6 +880,21 @@ class Executor {
     }
     out(0, std::move(y));
     if (max) out(1, std::move(indices));
+  }
+
+  // MaxPool's Indices with storage_order 1: the spatial offset with the first dimension fastest.
+  static int64_t column_major_offset(int64_t row_major, const std::vector<int64_t>& dims) {
+    int64_t offset = 0, stride = 1;
+    std::vector<int64_t> coord(dims.size());
+    for (size_t d = dims.size(); d-- > 0;) {
+      coord[d] = row_major % dims[d];
+      row_major /= dims[d];
+    }
+    for (size_t d = 0; d < dims.size(); ++d) {
+      offset += coord[d] * stride;
+      stride *= dims[d];
+    }
+    return offset;
   }
 
   void global_average_pool_op() {
@@ -1121,9 +1135,6 @@ bool op_supported(const weft::OnnxNode& n, std::string* why) {
   if (n.op_type == "Pad") {
     const std::string mode = n.sattr("mode", "constant");
     if (mode != "constant" && mode != "edge" && mode != "reflect") return no("Pad mode " + mode);
-  }
-  if (n.op_type == "MaxPool" && n.outputs.size() > 1 && !n.outputs[1].empty() && n.attr("storage_order", 0) != 0) {
-    return no("column-major Indices (storage_order 1)");
   }
   if (why) why->clear();
   return true;

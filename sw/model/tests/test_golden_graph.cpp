@@ -252,20 +252,27 @@ struct QdqConv {
   go::Conv2dGeometry geo;
   weft::OnnxTensor input;
 
-  QdqConv(int64_t c, int64_t m, int64_t group, uint32_t seed) {
+  // `ties`: scales 0.1, 0.1 and 0.02 (multiplier ~0.5, inexact in float) and small operands, so
+  // that every odd accumulator lands next to a rounding tie, where float evaluation of the Conv
+  // goes either way and only the integer accumulator decides.
+  QdqConv(int64_t c, int64_t m, int64_t group, uint32_t seed, bool ties = false) {
     std::mt19937 rng(seed);
     const int64_t h = 6, wd = 5, k = 3;
+    const int x_range = ties ? 3 : 128, w_range = ties ? 3 : 127, b_range = ties ? 20 : 3000;
+    if (ties) x_scale = 0.1f, y_scale = 0.02f;
     x = {{1, c, h, wd}, {}};
-    for (int64_t v : random_ints(static_cast<size_t>(c * h * wd), 0, 255, rng)) x.data.push_back(static_cast<int32_t>(v));
+    for (int64_t v : random_ints(static_cast<size_t>(c * h * wd), x_zp - x_range, std::min(255, x_zp + x_range), rng)) {
+      x.data.push_back(static_cast<int32_t>(v));
+    }
     w = {{m, c / group, k, k}, {}};
-    for (int64_t v : random_ints(static_cast<size_t>(m * (c / group) * k * k), -127, 127, rng)) {
+    for (int64_t v : random_ints(static_cast<size_t>(m * (c / group) * k * k), -w_range, w_range, rng)) {
       w.data.push_back(static_cast<int32_t>(v));
     }
     std::vector<float> b_scale;
     for (int64_t o = 0; o < m; ++o) {
-      w_scale.push_back(0.002f + 0.001f * static_cast<float>(o));
+      w_scale.push_back(ties ? 0.1f : 0.002f + 0.001f * static_cast<float>(o));
       b_scale.push_back(x_scale * w_scale.back());
-      bias.push_back(static_cast<int32_t>(random_ints(1, -3000, 3000, rng)[0]));
+      bias.push_back(static_cast<int32_t>(random_ints(1, -b_range, b_range, rng)[0]));
     }
     geo.pad_top = geo.pad_left = geo.pad_bottom = geo.pad_right = 1;
     geo.stride_w = 2;
@@ -335,8 +342,47 @@ TEST(GoldenGraphQdq, ConvQuantizeIsQLinearConv) {
   EXPECT_LT(saturated, static_cast<int>(got.size()) / 2) << "scales chosen so that most results are in range";
 }
 
+TEST(GoldenGraphQdq, RoundingTiesFollowTheIntegerAccumulator) {
+  QdqConv q(3, 4, 1, 10, true);
+  q.finish("");
+  const go::IntTensor want = q.reference();
+  const std::vector<int64_t> got = q.run();
+  ASSERT_EQ(got.size(), want.data.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want.data[i]) << i;
+  // The same graph in float32 (dequantize, conv summed in float, bias, quantize) differs at some
+  // ties: the reason the executor evaluates the QDQ Conv on its integers.
+  go::Conv2dGeometry geo = q.geo;
+  const go::FloatTensor xf = go::dequantize_linear(q.x, {q.x_scale}, {q.x_zp});
+  const go::FloatTensor wf = go::dequantize_linear(q.w, q.w_scale, {0}, 0);
+  const go::IntTensor ones = go::conv_integer(q.x, q.w, q.x_zp, {0}, geo);  // for the dimensions
+  go::FloatTensor yf{ones.dims, std::vector<float>(ones.data.size())};
+  const int64_t c = q.x.dims[1], h = q.x.dims[2], wd = q.x.dims[3], oh = ones.dims[2], ow = ones.dims[3];
+  for (int64_t o = 0; o < ones.dims[1]; ++o) {
+    for (int64_t i = 0; i < oh; ++i) {
+      for (int64_t j = 0; j < ow; ++j) {
+        float sum = 0;
+        for (int64_t ch = 0; ch < c; ++ch) {
+          for (int64_t r = 0; r < 3; ++r) {
+            for (int64_t s = 0; s < 3; ++s) {
+              const int64_t yy = i - 1 + r, xx = j * 2 - 1 + s;
+              if (yy < 0 || yy >= h || xx < 0 || xx >= wd) continue;
+              sum += xf.data[(ch * h + yy) * wd + xx] * wf.data[((o * c + ch) * 3 + r) * 3 + s];
+            }
+          }
+        }
+        yf.data[(o * oh + i) * ow + j] = sum + static_cast<float>(q.bias[o]) * (q.x_scale * q.w_scale[o]);
+      }
+    }
+  }
+  const go::IntTensor by_float = go::quantize_linear(yf, {q.y_scale}, {q.y_zp}, go::QType::kUint8);
+  int differ = 0;
+  for (size_t i = 0; i < got.size(); ++i) differ += by_float.data[i] != want.data[i];
+  EXPECT_GT(differ, 0) << "float evaluation happens to agree: the test no longer shows the difference";
+  std::printf("float32 evaluation differs from the integer result at %d of %zu outputs\n", differ, got.size());
+}
+
 TEST(GoldenGraphQdq, ReluBetweenConvAndQuantizeClampsAtTheZeroPoint) {
-  QdqConv q(3, 4, 1, 2);
+  QdqConv q(3, 4, 1, 2, true);  // at ties: the integer path decides
   q.finish("Relu");
   const go::IntTensor want = q.reference();
   const std::vector<int64_t> got = q.run();
@@ -363,7 +409,7 @@ TEST(GoldenGraphQdq, ClipBetweenConvAndQuantizeClampsAtTheQuantizedBounds) {
 }
 
 TEST(GoldenGraphQdq, DepthwiseConvGroupC) {
-  QdqConv q(4, 4, 4, 4);
+  QdqConv q(4, 4, 4, 4, true);  // at ties: the integer path decides
   q.finish("Relu");
   const go::IntTensor want = q.reference();
   const std::vector<int64_t> got = q.run();
@@ -423,6 +469,69 @@ TEST(GoldenGraphQdq, QdqGemmIsQLinearMatMul) {
   EXPECT_EQ(y.dims, want.dims);
   EXPECT_EQ(y.ints, std::vector<int64_t>(want.data.begin(), want.data.end()));
 }
+
+// MatMul with per-column weights (axis 1) and Gemm with transB = 1 and per-row weights (axis 0)
+// plus an int32 bias: both are the QLinearMatMul accumulator of each output column requantized
+// with its own w_scale, computed here column by column with qlinear_matmul.
+void expect_per_channel_matmul(bool gemm) {
+  std::mt19937 rng(gemm ? 9 : 8);
+  const int64_t m = 4, k = 6, n = 3;
+  const std::vector<int64_t> a = random_ints(m * k, -128, 127, rng), b = random_ints(k * n, -127, 127, rng);
+  const std::vector<float> w_scale = {0.004f, 0.011f, 0.007f};
+  const std::vector<int64_t> bias = gemm ? std::vector<int64_t>{500, -800, 0} : std::vector<int64_t>{};
+  std::vector<int64_t> b_stored = b;  // K x N, or N x K for transB
+  if (gemm) {
+    for (int64_t p = 0; p < k; ++p) {
+      for (int64_t j = 0; j < n; ++j) b_stored[j * k + p] = b[p * n + j];
+    }
+  }
+  weft::OnnxGraph g;
+  g.opset = 19;
+  g.inputs.push_back({"a", weft::kOnnxInt8, {m, k}, true});
+  g.constants["a_scale"] = ftensor({}, {0.05f});
+  g.constants["a_zp"] = tensor(weft::kOnnxInt8, {}, {3});
+  g.constants["b"] = tensor(weft::kOnnxInt8, gemm ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, b_stored);
+  g.constants["b_scale"] = ftensor({n}, w_scale);
+  g.constants["c"] = tensor(weft::kOnnxInt32, {n}, bias);
+  std::vector<float> c_scale;
+  for (float s : w_scale) c_scale.push_back(0.05f * s);
+  g.constants["c_scale"] = ftensor({n}, c_scale);
+  g.constants["y_scale"] = ftensor({}, {0.04f});
+  g.constants["y_zp"] = tensor(weft::kOnnxUint8, {}, {128});
+  g.nodes.push_back(node("DequantizeLinear", {"a", "a_scale", "a_zp"}, {"af"}));
+  weft::OnnxNode dqb = node("DequantizeLinear", {"b", "b_scale"}, {"bf"});
+  dqb.int_attrs["axis"] = gemm ? 0 : 1;
+  g.nodes.push_back(dqb);
+  if (gemm) {
+    weft::OnnxNode dqc = node("DequantizeLinear", {"c", "c_scale"}, {"cf"});
+    dqc.int_attrs["axis"] = 0;
+    g.nodes.push_back(dqc);
+    weft::OnnxNode op = node("Gemm", {"af", "bf", "cf"}, {"mm"});
+    op.int_attrs["transB"] = 1;
+    g.nodes.push_back(op);
+  } else {
+    g.nodes.push_back(node("MatMul", {"af", "bf"}, {"mm"}));
+  }
+  g.nodes.push_back(node("QuantizeLinear", {"mm", "y_scale", "y_zp"}, {"y"}));
+  g.outputs.push_back({"y", weft::kOnnxUint8, {}, false});
+  const weft::OnnxTensor y = go::run_graph(g, {{"a", tensor(weft::kOnnxInt8, {m, k}, a)}}).at("y");
+  ASSERT_EQ(y.dims, (std::vector<int64_t>{m, n}));
+  for (int64_t j = 0; j < n; ++j) {
+    // Column j alone, with the bias as one more row of A (a 1 after the zero point) and of B.
+    go::IntTensor aj{{m, k + 1}, {}}, bj{{k + 1, 1}, {}};
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t p = 0; p < k; ++p) aj.data.push_back(static_cast<int32_t>(a[i * k + p]));
+      aj.data.push_back(3 + 1);
+    }
+    for (int64_t p = 0; p < k; ++p) bj.data.push_back(static_cast<int32_t>(b[p * n + j]));
+    bj.data.push_back(static_cast<int32_t>(bias.empty() ? 0 : bias[j]));
+    const go::IntTensor want = go::qlinear_matmul(aj, 0.05f, 3, bj, w_scale[j], 0, 0.04f, 128, go::QType::kUint8);
+    for (int64_t i = 0; i < m; ++i) EXPECT_EQ(y.ints[i * n + j], want.data[i]) << "row " << i << " column " << j;
+  }
+}
+
+TEST(GoldenGraphQdq, MatMulPerColumnWeights) { expect_per_channel_matmul(false); }
+TEST(GoldenGraphQdq, GemmTransBPerRowWeightsAndBias) { expect_per_channel_matmul(true); }
 
 TEST(GoldenGraphErrors, UnsupportedAndMalformedAreTold) {
   QdqConv q(3, 4, 1, 7);

@@ -42,12 +42,7 @@ size_t param_index(const std::vector<int64_t>& dims, size_t nparams, int axis, i
   return static_cast<size_t>((i / inner) % dims[ax]);
 }
 
-// The batch dimensions of numpy matmul: a [..., M, K] x b [..., K, N], broadcast batch dims.
-struct MatMulShape {
-  std::vector<int64_t> out;  // batch..., M, N
-  int64_t m, k, n, batch;
-  std::vector<int64_t> a_batch_stride, b_batch_stride;  // per output batch index: element offset
-};
+}  // namespace
 
 MatMulShape matmul_shape(std::vector<int64_t> a, std::vector<int64_t> b) {
   if (a.empty() || b.empty()) throw std::invalid_argument("onnx matmul: scalar operand");
@@ -89,6 +84,8 @@ MatMulShape matmul_shape(std::vector<int64_t> a, std::vector<int64_t> b) {
   return s;
 }
 
+namespace {
+
 std::vector<int32_t> accumulate(const MatMulShape& s, const IntTensor& a, const IntTensor& b,
                                 int32_t a_zp, int32_t b_zp) {
   std::vector<int32_t> acc(static_cast<size_t>(s.batch * s.m * s.n));
@@ -109,15 +106,34 @@ std::vector<int32_t> accumulate(const MatMulShape& s, const IntTensor& a, const 
 
 }  // namespace
 
+int32_t quantize_value(float x, float y_scale, int32_t y_zero_point, QType type) {
+  // x / y_scale in float32, as the operator's definition computes it.
+  const float q = x / y_scale;
+  const double v = round_half_even(q) + y_zero_point;
+  return static_cast<int32_t>(std::clamp(v, double(lo_of(type)), double(hi_of(type))));
+}
+
+int32_t requantize(int64_t acc, float multiplier, int32_t y_zero_point, QType type) {
+  const double v = round_half_even(static_cast<double>(acc) * multiplier) + y_zero_point;
+  return static_cast<int32_t>(std::clamp(v, double(lo_of(type)), double(hi_of(type))));
+}
+
 IntTensor conv_integer(const IntTensor& x, const IntTensor& w, int32_t x_zero_point,
                        const std::vector<int32_t>& w_zero_point, const Conv2dGeometry& g) {
-  if (x.dims.size() != 4 || w.dims.size() != 4 || x.dims[1] != w.dims[1]) {
-    throw std::invalid_argument("onnx conv: 2-D NCHW input and MCHW weights of one group");
+  if (x.dims.size() != 4 || w.dims.size() != 4 || g.group < 1 || x.dims[1] % g.group != 0 ||
+      w.dims[0] % g.group != 0 || x.dims[1] / g.group != w.dims[1]) {
+    throw std::invalid_argument(
+        "onnx conv: 2-D NCHW input and M x C/group x KH x KW weights, C and M multiples of group");
+  }
+  if (g.stride_h < 1 || g.stride_w < 1 || g.dilation_h < 1 || g.dilation_w < 1) {
+    throw std::invalid_argument("onnx conv: strides and dilations must be positive");
   }
   const int64_t n = x.dims[0], c = x.dims[1], h = x.dims[2], wd = x.dims[3];
   const int64_t m = w.dims[0], kh = w.dims[2], kw = w.dims[3];
+  const int64_t group_c = c / g.group, group_m = m / g.group;
   const int64_t oh = (h + g.pad_top + g.pad_bottom - g.dilation_h * (kh - 1) - 1) / g.stride_h + 1;
   const int64_t ow = (wd + g.pad_left + g.pad_right - g.dilation_w * (kw - 1) - 1) / g.stride_w + 1;
+  if (oh < 1 || ow < 1) throw std::invalid_argument("onnx conv: the kernel is larger than the padded input");
   IntTensor y{{n, m, oh, ow}, std::vector<int32_t>(static_cast<size_t>(n * m * oh * ow))};
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t o = 0; o < m; ++o) {
@@ -125,14 +141,15 @@ IntTensor conv_integer(const IntTensor& x, const IntTensor& w, int32_t x_zero_po
       for (int64_t i = 0; i < oh; ++i) {
         for (int64_t j = 0; j < ow; ++j) {
           int64_t sum = 0;
-          for (int64_t ch = 0; ch < c; ++ch) {
+          for (int64_t gc = 0; gc < group_c; ++gc) {
+            const int64_t ch = (o / group_m) * group_c + gc;  // the input channel in o's group
             for (int64_t r = 0; r < kh; ++r) {
               for (int64_t q = 0; q < kw; ++q) {
                 const int64_t yy = i * g.stride_h - g.pad_top + r * g.dilation_h;
                 const int64_t xx = j * g.stride_w - g.pad_left + q * g.dilation_w;
                 if (yy < 0 || yy >= h || xx < 0 || xx >= wd) continue;  // x - zp = 0 there
                 const int32_t xv = x.data[((b * c + ch) * h + yy) * wd + xx] - x_zero_point;
-                const int32_t wv = w.data[((o * c + ch) * kh + r) * kw + q] - wzp;
+                const int32_t wv = w.data[((o * group_c + gc) * kh + r) * kw + q] - wzp;
                 sum += static_cast<int64_t>(xv) * wv;
               }
             }
@@ -155,8 +172,7 @@ IntTensor qlinear_conv(const IntTensor& x, float x_scale, int32_t x_zero_point, 
     const int64_t o = (static_cast<int64_t>(i) / plane) % m;
     const float multiplier = x_scale * w_scale[w_scale.size() == 1 ? 0 : o] / y_scale;
     const int64_t acc = static_cast<int64_t>(y.data[i]) + (bias.empty() ? 0 : bias[o]);
-    const double v = round_half_even(static_cast<double>(acc) * multiplier) + y_zero_point;
-    y.data[i] = static_cast<int32_t>(std::clamp(v, double(lo_of(y_type)), double(hi_of(y_type))));
+    y.data[i] = requantize(acc, multiplier, y_zero_point, y_type);
   }
   return y;
 }
@@ -167,10 +183,7 @@ IntTensor quantize_linear(const FloatTensor& x, const std::vector<float>& y_scal
   for (size_t i = 0; i < x.data.size(); ++i) {
     const size_t p = param_index(x.dims, y_scale.size(), axis, static_cast<int64_t>(i));
     const int32_t zp = y_zero_point.empty() ? 0 : y_zero_point[y_zero_point.size() == 1 ? 0 : p];
-    // x / y_scale in float32, as the operator's definition computes it.
-    const float q = x.data[i] / y_scale[p];
-    const double v = round_half_even(q) + zp;
-    y.data[i] = static_cast<int32_t>(std::clamp(v, double(lo_of(type)), double(hi_of(type))));
+    y.data[i] = quantize_value(x.data[i], y_scale[p], zp, type);
   }
   return y;
 }
@@ -199,10 +212,7 @@ IntTensor qlinear_matmul(const IntTensor& a, float a_scale, int32_t a_zero_point
   const std::vector<int32_t> acc = accumulate(s, a, b, a_zero_point, b_zero_point);
   const float multiplier = a_scale * b_scale / y_scale;
   IntTensor y{s.out, std::vector<int32_t>(acc.size())};
-  for (size_t i = 0; i < acc.size(); ++i) {
-    const double v = round_half_even(static_cast<double>(acc[i]) * multiplier) + y_zero_point;
-    y.data[i] = static_cast<int32_t>(std::clamp(v, double(lo_of(y_type)), double(hi_of(y_type))));
-  }
+  for (size_t i = 0; i < acc.size(); ++i) y.data[i] = requantize(acc[i], multiplier, y_zero_point, y_type);
   return y;
 }
 

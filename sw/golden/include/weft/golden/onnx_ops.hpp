@@ -31,6 +31,16 @@ IntTensor quantize_linear(const FloatTensor& x, const std::vector<float>& y_scal
 FloatTensor dequantize_linear(const IntTensor& x, const std::vector<float>& x_scale,
                               const std::vector<int32_t>& x_zero_point, int axis = 1);
 
+// The shapes of numpy matmul: a [..., M, K] x b [..., K, N] with broadcast batch dimensions
+// (a 1-D a or b gains and then loses a dimension of 1). Throws std::invalid_argument when the
+// inner or batch dimensions do not match.
+struct MatMulShape {
+  std::vector<int64_t> out;  // batch..., M, N
+  int64_t m, k, n, batch;
+  std::vector<int64_t> a_batch_stride, b_batch_stride;  // per output batch index: element offset
+};
+MatMulShape matmul_shape(std::vector<int64_t> a, std::vector<int64_t> b);
+
 // MatMulInteger: (a - a_zero_point) x (b - b_zero_point) in int32, numpy matmul rules for
 // 2-D and batched (N-D, broadcast batch dimensions) operands; scalar zero points.
 IntTensor matmul_integer(const IntTensor& a, const IntTensor& b, int32_t a_zero_point,
@@ -43,16 +53,27 @@ IntTensor qlinear_matmul(const IntTensor& a, float a_scale, int32_t a_zero_point
                          const IntTensor& b, float b_scale, int32_t b_zero_point, float y_scale,
                          int32_t y_zero_point, QType y_type);
 
-// Conv geometry of ConvInteger / QLinearConv (2-D, NCHW input, MCHW weights, group 1):
+// Conv geometry of ConvInteger / QLinearConv (2-D, NCHW input, M x C/group x KH x KW weights):
 // pads {top, left, bottom, right}, padded positions hold the input zero point (zero after its
-// subtraction).
+// subtraction). With `group` > 1 the C input channels and M output channels split into `group`
+// equal parts, output channel m reading only the channels of its part (group = C: depthwise).
 struct Conv2dGeometry {
   int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t group = 1;
 };
 
-// ConvInteger: sum over c, kh, kw of (x - x_zero_point)(w - w_zero_point[m]) in int32, output
-// N x M x OH x OW. w_zero_point has one element or M.
+// One value of QuantizeLinear: saturate(round_half_even(x / y_scale) + y_zero_point), the
+// division in float32.
+int32_t quantize_value(float x, float y_scale, int32_t y_zero_point, QType type);
+
+// The requantization of QLinearConv / QLinearMatMul for one accumulator (bias included):
+// saturate(round_half_even(acc * multiplier) + y_zero_point), the product in double. The caller
+// forms `multiplier` in float32 as x_scale * w_scale / y_scale, in that order.
+int32_t requantize(int64_t acc, float multiplier, int32_t y_zero_point, QType type);
+
+// ConvInteger: sum over the group's c, kh, kw of (x - x_zero_point)(w - w_zero_point[m]) in
+// int32, output N x M x OH x OW. w_zero_point has one element or M.
 IntTensor conv_integer(const IntTensor& x, const IntTensor& w, int32_t x_zero_point,
                        const std::vector<int32_t>& w_zero_point, const Conv2dGeometry& g);
 

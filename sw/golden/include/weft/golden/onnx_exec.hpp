@@ -1,0 +1,32 @@
+// weft/golden/onnx_exec.hpp: the golden ONNX graph executor. It runs a whole graph on the host
+// with the ONNX operators' semantics (written from the operator specification, independently of
+// the device path), and is the reference the model runtime's device results are compared with
+// (docs/model-runtime.md, "Golden graph executor").
+//
+// The QDQ form gives the ONNX integer result: a float Conv / MatMul / Gemm whose operands are
+// DequantizeLinear outputs of 8-bit tensors (and whose bias is the DequantizeLinear of an int32
+// tensor) is evaluated as the QLinearConv / QLinearMatMul onnxruntime fuses it into; a Relu or
+// Clip between it and the consuming QuantizeLinear is applied exactly in the integer domain.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "weft/onnx_types.hpp"
+
+namespace weft::golden::onnx {
+
+// Runs the graph on the host with the ONNX integer semantics; returns every graph output by name.
+// `inputs` gives each graph input (not the initializers) by name; shapes come from these tensors.
+// Throws std::invalid_argument naming the node, its op and the reason: for an unsupported op,
+// attribute, data type or opset the message begins with "unsupported:"; otherwise the graph or
+// its inputs are malformed (a missing input, a shape that does not resolve, ...).
+std::map<std::string, weft::OnnxTensor> run_graph(const weft::OnnxGraph& g,
+                                                  const std::map<std::string, weft::OnnxTensor>& inputs);
+
+// Whether an op (domain "", opset 13-21) is supported, and if not, why (for a node-test table).
+// Judges what the node alone shows (op, domain, attributes); data types and shapes are checked
+// when the graph runs.
+bool op_supported(const weft::OnnxNode& n, std::string* why);
+
+}  // namespace weft::golden::onnx

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "weft/golden/onnx_ops.hpp"
+#include "weft/golden/quant.hpp"
 
 namespace weft::golden::onnx {
 namespace {
@@ -582,12 +583,28 @@ class Executor {
 
   void qlinear_matmul_op() {
     const OnnxTensor a = int_tensor(0, true), b = int_tensor(3, true), y_zp = int_tensor(7, true);
-    if (float_tensor(1).floats.size() != 1 || float_tensor(4).floats.size() != 1 || float_tensor(6).floats.size() != 1) {
-      unsupported("per-axis scales");
+    if (float_tensor(1).floats.size() != 1 || float_tensor(6).floats.size() != 1) {
+      unsupported("per-axis a_scale or y_scale");
     }
-    IntTensor y = qlinear_matmul(as_int(a), scalar_float(1), scalar_zp(2), as_int(b), scalar_float(4), scalar_zp(5),
-                                 scalar_float(6), scalar_zp(7), qtype(y_zp.elem_type));
-    out(0, from_int(std::move(y), y_zp.elem_type, 0));
+    const std::vector<float> b_scale = float_tensor(4).floats;
+    if (b_scale.size() == 1 && int_tensor(5, true).ints.size() == 1) {
+      IntTensor y = qlinear_matmul(as_int(a), scalar_float(1), scalar_zp(2), as_int(b), b_scale[0], scalar_zp(5),
+                                   scalar_float(6), scalar_zp(7), qtype(y_zp.elem_type));
+      return out(0, from_int(std::move(y), y_zp.elem_type, 0));
+    }
+    // b_scale / b_zero_point per column of b (the N output columns).
+    const int64_t n = b.dims.back();
+    if (b_scale.size() != 1 && static_cast<int64_t>(b_scale.size()) != n) malformed("b_scale of " + std::to_string(b_scale.size()) + " elements");
+    const std::vector<int64_t> azp = int_tensor(2, true).ints, bzp = int_tensor(5, true).ints;
+    if (azp.size() != 1) unsupported("per-row a_zero_point");
+    IntTensor acc = matmul_integer(minus_zp(a, azp, true), minus_zp(b, bzp, false), 0, 0);
+    const float a_s = scalar_float(1), y_s = scalar_float(6);
+    for (size_t i = 0; i < acc.data.size(); ++i) {
+      const size_t col = b_scale.size() == 1 ? 0 : i % static_cast<size_t>(n);
+      const float multiplier = weft::golden::onnx_output_scale(a_s, b_scale[col], y_s);
+      acc.data[i] = requantize(acc.data[i], multiplier, scalar_zp(7), qtype(y_zp.elem_type));
+    }
+    out(0, from_int(std::move(acc), y_zp.elem_type, 0));
   }
 
   // --- QDQ Conv / MatMul / Gemm -------------------------------------------------------------

@@ -1,4 +1,5 @@
 #include "weft/golden/onnx_ops.hpp"
+#include "weft/golden/quant.hpp"
 
 #include <algorithm>
 #include <cfenv>
@@ -114,7 +115,12 @@ int32_t quantize_value(float x, float y_scale, int32_t y_zero_point, QType type)
 }
 
 int32_t requantize(int64_t acc, float multiplier, int32_t y_zero_point, QType type) {
-  const double v = round_half_even(static_cast<double>(acc) * multiplier) + y_zero_point;
+  // onnxruntime's MLAS convention, which the tensor unit implements: float32(acc) times the
+  // float32 multiplier, rounded to float32, then half to even (weft::golden::onnx_scale_round).
+  // The ONNX reference implementation forms the product in double; the two differ only where
+  // the float32 product rounds across a .5 tie (docs/model-runtime.md, "Requantization").
+  const int32_t acc32 = static_cast<int32_t>(static_cast<uint32_t>(acc));  // int32 wrap, as the device
+  const double v = double(weft::golden::onnx_scale_round(acc32, multiplier)) + y_zero_point;
   return static_cast<int32_t>(std::clamp(v, double(lo_of(type)), double(hi_of(type))));
 }
 

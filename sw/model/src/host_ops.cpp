@@ -283,7 +283,8 @@ OnnxTensor pool(const OnnxNode& n, const std::vector<const OnnxTensor*>& in, boo
       const int64_t base = (b * c + ch) * h * w;
       for (int64_t oy = 0; oy < p.oh; ++oy) {
         for (int64_t ox = 0; ox < p.ow; ++ox) {
-          float fmax = -std::numeric_limits<float>::infinity(), sum = 0;
+          float fmax = -std::numeric_limits<float>::infinity();
+          double sum = 0;  // exact for any window of float32 values that fits here
           int64_t imax = std::numeric_limits<int64_t>::min(), count = 0;
           const int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
           for (int64_t ky = 0; ky < p.kh; ++ky) {
@@ -300,7 +301,7 @@ OnnxTensor pool(const OnnxNode& n, const std::vector<const OnnxTensor*>& in, boo
               const int64_t i = base + iy * w + ix;
               if (x.is_float()) {
                 fmax = std::max(fmax, x.floats[i]);
-                sum = f32_add(sum, x.floats[i]);
+                sum += x.floats[i];
               } else {
                 imax = std::max(imax, x.ints[i]);
               }
@@ -310,7 +311,8 @@ OnnxTensor pool(const OnnxNode& n, const std::vector<const OnnxTensor*>& in, boo
             if (x.is_float()) y.floats.push_back(fmax);
             else y.ints.push_back(imax);
           } else {
-            y.floats.push_back(count ? f32_div(sum, float(count)) : 0.0f);
+            // the mean rounded once to float32: what the operator's definition (a real mean) gives
+            y.floats.push_back(count ? static_cast<float>(sum / double(count)) : 0.0f);
           }
         }
       }
@@ -328,9 +330,9 @@ OnnxTensor global_average_pool(const OnnxNode& n, const std::vector<const OnnxTe
   for (size_t i = 2; i < dims.size(); ++i) spatial *= dims[i], dims[i] = 1;
   OnnxTensor y = like(x, dims);
   for (int64_t nc = 0; nc < dims[0] * dims[1]; ++nc) {
-    float sum = 0;
-    for (int64_t i = 0; i < spatial; ++i) sum = f32_add(sum, x.floats[nc * spatial + i]);
-    y.floats.push_back(f32_div(sum, float(spatial)));
+    double sum = 0;  // the mean rounded once to float32, as for AveragePool
+    for (int64_t i = 0; i < spatial; ++i) sum += x.floats[nc * spatial + i];
+    y.floats.push_back(static_cast<float>(sum / double(spatial)));
   }
   return y;
 }

@@ -170,6 +170,14 @@ const OnnxNode* producer_of(const OnnxGraph& g, const Uses& u, const std::string
   return n.op_type == op && n.domain.empty() ? &n : nullptr;
 }
 
+void conv_attrs(const OnnxNode& n, TensorOp* t) {
+  t->strides = n.ints("strides", {1, 1});
+  t->pads = n.ints("pads", {0, 0, 0, 0});
+  t->dilations = n.ints("dilations", {1, 1});
+  t->group = n.attr("group", 1);
+  t->auto_pad = n.sattr("auto_pad", "NOTSET");
+}
+
 // DequantizeLinear -> Conv / MatMul / Gemm (-> Relu | Clip) -> QuantizeLinear, with constant
 // weights (and bias): the integer op onnxruntime fuses it into. Returns false (and leaves the
 // nodes to the host) when the group does not have that form.
@@ -243,18 +251,11 @@ bool match_qdq(const OnnxGraph& g, const Uses& u, const OnnxNode& n, TensorOp* t
   t->y = next->outputs.at(0), t->y_scale = input(*next, 1), t->y_zp = input(*next, 2);
   t->transpose_w = is_gemm && n.attr("transB", 0) != 0;
   t->relu = relu, t->clip_min = clip_min, t->clip_max = clip_max;
+  if (is_conv) conv_attrs(n, t);
   t->folded = {n.name};
   if (!act_node.empty()) t->folded.push_back(act_node);
   t->folded.push_back(next->name);
   return true;
-}
-
-void conv_attrs(const OnnxNode& n, TensorOp* t) {
-  t->strides = n.ints("strides", {1, 1});
-  t->pads = n.ints("pads", {0, 0, 0, 0});
-  t->dilations = n.ints("dilations", {1, 1});
-  t->group = n.attr("group", 1);
-  t->auto_pad = n.sattr("auto_pad", "NOTSET");
 }
 
 // QOperator nodes: the integer op itself.
@@ -499,6 +500,8 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
   // (OHWI filters for a convolution), plus a column of ones when the zero points need the
   // row sums of A.
   const int64_t n_dev = N + (corrected ? 1 : 0);
+  Conv2dShape dev_cs = cs;
+  dev_cs.c_out = int(n_dev);
   std::vector<int32_t> acc(size_t(mg.batches * rows * N));
   std::vector<int64_t> row_sum(size_t(mg.batches * rows), 0);
   OpStats total;
@@ -537,7 +540,7 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
       }
     } else {
       std::vector<int32_t> out(size_t(rows * n_dev));
-      st = t.conv ? conv2d(*dev, cs, a_bytes, w_bytes, out, opt)
+      st = t.conv ? conv2d(*dev, dev_cs, a_bytes, w_bytes, out, opt)
                   : gemm(*dev, int(rows), int(n_dev), int(K), a_bytes, w_bytes, out, opt);
       for (int64_t m = 0; m < rows; ++m) {
         for (int64_t j = 0; j < N; ++j) acc[size_t((b * rows + m) * N + j)] = out[size_t(m * n_dev + j)];

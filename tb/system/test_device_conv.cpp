@@ -64,10 +64,11 @@ class DeviceConv : public weft::tb::system::DeviceTest {
   static std::vector<uint8_t> golden_conv(const weft::Conv2dShape& s,
                                           const std::vector<uint8_t>& in, weft::Operand it,
                                           const std::vector<uint8_t>& f, weft::Operand wt,
-                                          const weft::OutputStage& o) {
+                                          const weft::OutputStage& o,
+                                          const std::vector<int32_t>& w_zps = {}) {
     std::vector<int32_t> acc;
     const int oh = s.out_h(), ow = s.out_w();
-    if (s.dilation_h == 1 && s.dilation_w == 1) {
+    if (s.dilation_h == 1 && s.dilation_w == 1 && w_zps.empty()) {
       g::Conv2dShape gs;
       gs.n = s.n, gs.h = s.h, gs.w = s.w, gs.c_in = s.c_in, gs.kh = s.kh, gs.kw = s.kw,
       gs.c_out = s.c_out, gs.stride_h = s.stride_h, gs.stride_w = s.stride_w,
@@ -98,7 +99,8 @@ class DeviceConv : public weft::tb::system::DeviceTest {
       geo.dilation_w = s.dilation_w, geo.pad_top = s.pad_top, geo.pad_left = s.pad_left,
       geo.pad_bottom = s.pad_bottom, geo.pad_right = s.pad_right;
       // conv_integer takes signed zero points as values; the operands as their values.
-      const auto r = g::onnx::conv_integer(x, w, it.zero_point, {wt.zero_point}, geo);
+      const auto r = g::onnx::conv_integer(
+          x, w, it.zero_point, w_zps.empty() ? std::vector<int32_t>{wt.zero_point} : w_zps, geo);
       acc.resize(r.data.size());
       for (int b = 0; b < s.n; ++b)
         for (int m = 0; m < s.c_out; ++m)
@@ -337,6 +339,44 @@ TEST_P(DeviceConv, RefusedArguments) {
   go.out.zero_point = -1;
   std::vector<uint8_t> a(4), w(4), c(4);
   expect_code(Errc::kBadArgument, [&] { weft::gemm(*dev_, 2, 2, 2, a, w, c, go); }, "uint8 range");
+}
+
+// Per-output-channel weight zero points (QLinearConv w_zero_point, QLinearMatMul b_zero_point
+// per column), exact through the second COMPUTE pass, against golden ConvInteger: int8 and uint8
+// weights with zero points at the ends of their ranges, a 3x3 conv and a 1x1 (MatMul) one.
+TEST_P(DeviceConv, PerChannelWeightZeroPointsAreExact) {
+  struct Case {
+    weft::Conv2dShape s;
+    bool w_signed;
+  };
+  const std::vector<Case> cases = {{shape(1, 6, 7, 17, 3, 20, 1, 1), true},
+                                   {shape(2, 4, 5, 24, 1, 18, 1, 0), false}};
+  for (const auto& [s, w_signed] : cases) {
+    SCOPED_TRACE(describe(s) + (w_signed ? " int8 W" : " uint8 W"));
+    const weft::Operand it{false, rand_int(0, 255)}, wt{w_signed, 0};
+    std::vector<int32_t> zps(s.c_out);
+    for (auto& z : zps) z = w_signed ? rand_int(-128, 127) : rand_int(0, 255);
+    zps[0] = w_signed ? -128 : 0;  // the whole range: residuals reach -127 and 128
+    zps[1] = w_signed ? 127 : 255;
+    const int k = s.kh * s.kw * s.c_in;
+    const auto stage = rand_stage(weft::StoreMode::kOnnx, s.c_out, k * 4, true);
+    const auto f = rand_bytes(size_t(s.c_out) * k);
+    const auto pc = weft::pack_conv(*dev_, s, f, wt, stage, zps);
+    ASSERT_TRUE(pc.zp_buf.valid());
+    const auto in = rand_bytes(size_t(s.n) * s.h * s.w * s.c_in);
+    auto x = weft::alloc_activation(*dev_, s.n, s.h, s.w, s.c_in, it, border_of(s));
+    weft::write_activation(x, in);
+    auto y = weft::alloc_conv_output(*dev_, pc, x);
+    weft::conv2d(*dev_, pc, x, y);
+    expect_equal(weft::read_activation(y), golden_conv(s, in, it, f, wt, stage, zps));
+  }
+  // Equal per-channel zero points need no second pass.
+  const weft::Conv2dShape s = shape(1, 3, 3, 4, 1, 4, 1, 0);
+  const std::vector<int32_t> same(4, 7);
+  const auto pc = weft::pack_conv(*dev_, s, std::vector<uint8_t>(16, 1), {true, 0},
+                                  rand_stage(weft::StoreMode::kOnnx, 4, 4, true), same);
+  EXPECT_FALSE(pc.zp_buf.valid());
+  EXPECT_EQ(pc.w.zero_point, 7);
 }
 
 TEST(OnnxOutputScale, MatchesOnnxruntimeOrder) {

@@ -182,7 +182,9 @@ std::vector<uint8_t> read_activation(const DeviceActivation& a, uint64_t* bytes_
 }
 
 PackedConv pack_conv(Device& dev, const Conv2dShape& s, std::span<const uint8_t> filter_ohwi,
-                     const Operand& w, const OutputStage& out) {
+                     const Operand& w_in, const OutputStage& out,
+                     std::span<const int32_t> w_zero_points) {
+  Operand w = w_in;
   const Capabilities& cap = dev.caps();
   check_caps(cap, "pack_conv");
   check_shape(s, "pack_conv");
@@ -196,6 +198,20 @@ PackedConv pack_conv(Device& dev, const Conv2dShape& s, std::span<const uint8_t>
         " bytes, c_out*kh*kw*c_in = " + std::to_string(size_t(s.c_out) * K));
   }
   check_operand("pack_conv: W", w);
+  // Per-channel weight zero points: the common one the array subtracts, and the residuals.
+  std::vector<int32_t> resid;
+  if (!w_zero_points.empty()) {
+    if (w_zero_points.size() != size_t(s.c_out)) {
+      bad("pack_conv: w_zero_points has " + std::to_string(w_zero_points.size()) +
+          " values; give c_out = " + std::to_string(s.c_out) + " or none");
+    }
+    for (int32_t z : w_zero_points) check_operand("pack_conv: a per-channel W", {w.is_signed, z});
+    const auto [lo, hi] = std::minmax_element(w_zero_points.begin(), w_zero_points.end());
+    w.zero_point = *lo + (*hi - *lo) / 2;  // residuals in [-127, 128]: their negations are int8
+    if (*lo != *hi) {
+      for (int32_t z : w_zero_points) resid.push_back(z - w.zero_point);
+    }
+  }
   const detail::Clamp clamp = detail::check_output_stage(out, uint64_t(s.c_out), false,
                                                          "pack_conv");
   PackedConv p;
@@ -242,11 +258,27 @@ PackedConv pack_conv(Device& dev, const Conv2dShape& s, std::span<const uint8_t>
   }
   const std::vector<uint8_t> p_pk =
       detail::pack_params(out, uint64_t(s.c_out), uint64_t(p.strips), C, B);
+  if (!resid.empty()) {
+    p.w_zero_points.assign(w_zero_points.begin(), w_zero_points.end());
+    std::vector<uint8_t> z_pk(uint64_t(p.strips) * R * B, 0);
+    for (int st = 0; st < p.strips; ++st) {
+      for (uint32_t r = 0; r < R; ++r) {
+        for (uint32_t col = 0; col < C; ++col) {
+          const int o = st * int(C) + int(col);
+          z_pk[(uint64_t(st) * R + r) * B + col] =
+              o < s.c_out ? static_cast<uint8_t>(int8_t(-resid[o])) : 0;
+        }
+      }
+    }
+    p.zp_buf = dev.alloc(z_pk.size(), kBufAlign);
+    p.zp_buf.write(0, z_pk.data(), z_pk.size());
+    p.host_bytes_written += z_pk.size();
+  }
   p.w_buf = dev.alloc(w_pk.size(), kBufAlign);
   p.p_buf = dev.alloc(p_pk.size(), kBufAlign);
   p.w_buf.write(0, w_pk.data(), w_pk.size());
   p.p_buf.write(0, p_pk.data(), p_pk.size());
-  p.host_bytes_written = w_pk.size() + p_pk.size();
+  p.host_bytes_written += w_pk.size() + p_pk.size();
   return p;
 }
 
@@ -322,8 +354,12 @@ OpStats conv2d(Device& dev, const PackedConv& p, const DeviceActivation& in,
   const uint32_t w_region = cap.spad_banks >= 2 ? bank : L / 2;
   const uint32_t a_cap = (L - w_region) / 2;
   const uint32_t p_lo = L - kParamBufs * C;
+  // Per-channel weight zero points: a ring of panels (R lines each) below the parameters.
+  const bool zpc = p.zp_buf.valid();
+  const uint32_t z_lines = zpc ? kParamBufs * R : 0;
+  const uint32_t z_lo = p_lo - z_lines;
   const uint32_t w_lo = L - w_region;
-  const uint32_t w_cap = ((w_region - kParamBufs * C) / 2) / R * R;
+  const uint32_t w_cap = ((w_region - kParamBufs * C - z_lines) / 2) / R * R;
   if (w_cap < R || a_cap < uint32_t(sw)) bad("conv2d: scratchpad too small for this array");
   const uint64_t T = uint64_t(p.k_tiles), S = uint64_t(p.strips);
   // k-chunks (tiles per COMPUTE): bounded by a W buffer and by an A buffer holding >= 64 pixels.
@@ -410,6 +446,19 @@ OpStats conv2d(Device& dev, const PackedConv& p, const DeviceActivation& in,
     dma_planned += tr.row_bytes;
     sch.emit(Descriptor::load(tr), Eng::kLoad, {}, {{0, spad, spad + uint64_t(strips) * C}});
   };
+  auto emit_zp = [&](uint32_t strip0, uint32_t strips, uint32_t spad) {
+    Transfer2d tr;
+    tr.host_addr = p.zp_buf.device_address() + uint64_t(strip0) * R * B;
+    tr.row_bytes = strips * R * B;
+    tr.rows = 1;
+    tr.spad_addr = spad;
+    dma_planned += tr.row_bytes;
+    sch.emit(Descriptor::load(tr), Eng::kLoad, {}, {{0, spad, spad + uint64_t(strips) * R}});
+  };
+  auto z_spad = [&](size_t tile) {
+    const uint32_t strip = uint32_t(tile % S);
+    return uint32_t(z_lo + (p_res ? strip : tile % kParamBufs) * R);
+  };
   auto w_spad = [&](size_t i) {
     const Step& st = steps[i];
     return w_res ? uint32_t(w_lo + (uint64_t(st.strip) * T + st.t0) * R)
@@ -432,9 +481,11 @@ OpStats conv2d(Device& dev, const PackedConv& p, const DeviceActivation& in,
     if (i == 0) {
       if (w_res) emit_w(0, S * T * R, w_lo);
       if (p_res) emit_params(0, uint32_t(S), p_lo);
+      if (p_res && zpc) emit_zp(0, uint32_t(S), z_lo);
     }
     if (!w_res) emit_w((uint64_t(st.strip) * T + st.t0) * R, uint64_t(st.nt) * R, w_spad(i));
     if (!p_res && tile_first) emit_params(st.strip, 1, p_spad(st.tile));
+    if (!p_res && tile_first && zpc) emit_zp(st.strip, 1, z_spad(st.tile));
     if (nk > 1) {
       for (uint32_t t = 0; t < st.nt; ++t) {
         emit_a(ch, st.t0 + t, a_spad(i) + uint32_t(t * tile_lines(ch)));
@@ -482,6 +533,19 @@ OpStats conv2d(Device& dev, const PackedConv& p, const DeviceActivation& in,
     sch.emit(Descriptor::compute(c), Eng::kCompute,
              {{0, c.a_addr, a_last + 1}, {0, c.w_addr, c.w_addr + uint64_t(c.k)}},
              {{1, c.acc_addr, c.acc_addr + uint64_t(c.m)}});
+    if (zpc) {
+      // sum_k (a - za) * (-(zw[n] - zc)): the same A tiles against the panel, every k-tile
+      // reading its R lines (w_tile_stride 0), int8 with zero point 0, accumulated.
+      c.w_addr = z_spad(st.tile);
+      c.w_row_stride = 1;
+      c.w_tile_stride = 0;
+      c.w_signed = true;
+      c.w_zp = 0;
+      c.accumulate = true;
+      sch.emit(Descriptor::compute(c), Eng::kCompute,
+               {{0, c.a_addr, a_last + 1}, {0, c.w_addr, c.w_addr + uint64_t(R)}},
+               {{1, c.acc_addr, c.acc_addr + uint64_t(c.m)}});
+    }
   };
   // One STORE_ACC per chunk when its output rows are contiguous (no left/right border).
   const bool one_store = flat || (out.border.left == 0 && out.border.right == 0);
@@ -540,7 +604,8 @@ OpStats conv2d(Device& dev, const PackedConv& p, const DeviceActivation& in,
                 std::to_string(s.kw) + " taps x " + std::to_string(p.blocks_in) +
                 " channel block(s)) in " + std::to_string(nk) + " k-chunk(s), " +
                 std::to_string(S) + " strip(s), W " + (w_res ? "resident" : "streamed") + ", A " +
-                (nk == 1 ? "resident per chunk" : "streamed per step") + ", " +
+                (nk == 1 ? "resident per chunk" : "streamed per step") +
+                (zpc ? ", per-channel W zero points (second pass)" : "") + ", " +
                 std::to_string(steps.size()) + " COMPUTEs, " + std::to_string(dma_planned) +
                 " operand/result DMA bytes" +
                 (sch.wait_flags_used()

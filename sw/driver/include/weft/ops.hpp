@@ -191,12 +191,21 @@ WEFT_API std::vector<uint8_t> read_activation(const DeviceActivation& a,
 // W: per strip s of C output channels, K = kh*kw*blocks_in*R lines, line (s, k) with
 // k = ((i*kw + j)*blocks_in + cb)*R + r holds filter[s*C + col][i][j][cb*R + r] (the weight zero
 // point past c_out and c_in); params: one line per output channel.
+//
+// Per-output-channel weight zero points zw[n] (ONNX QLinearConv w_zero_point / QLinearMatMul
+// b_zero_point per column) are exact: the array subtracts one zero point per COMPUTE, so W is
+// read with the common zero point zc = min + floor((max - min)/2) of the zw[n], and a second
+// COMPUTE over the same A tiles adds sum_k (a - za) * (-(zw[n] - zc)) from a panel of R lines
+// each holding -(zw[n] - zc) as int8 (always in range): acc = sum_k (a - za)(w - zw[n]) modulo
+// 2^32. It costs a second pass of the array (no extra DMA of A) only when the zw[n] differ.
 struct PackedConv {
   Conv2dShape shape;  // n is the batch it was packed for; any batch may run
-  Operand w;
+  Operand w;          // W's type; zero_point: the common zero point zc the array subtracts
   OutputStage out;
   Operand out_type;  // the output activation's type (from out.type or the clamp, zero point)
   Buffer w_buf, p_buf;
+  Buffer zp_buf;  // per-channel zero points: per strip R lines of -(zw[n] - zc); else invalid
+  std::vector<int32_t> w_zero_points;  // zw[n] (c_out values) when per channel, else empty
   int blocks_in = 0, k_tiles = 0, strips = 0;
   uint64_t host_bytes_written = 0;  // what packing wrote
 };
@@ -204,9 +213,12 @@ struct PackedConv {
 // Packs `filter_ohwi` ([c_out][kh][kw][c_in] bytes) for convolutions of shape `s` (the input's
 // h, w and n may differ at run time; c_in, kernel, strides, paddings, dilations are fixed).
 // 8-bit output modes only (kInt32 out: Error(kUnsupported)). Validates like gemm.
+// `w_zero_points`: c_out per-channel weight zero points (each in W's type), or empty: all
+// w.zero_point.
 WEFT_API PackedConv pack_conv(Device& dev, const Conv2dShape& s,
                               std::span<const uint8_t> filter_ohwi, const Operand& w,
-                              const OutputStage& out);
+                              const OutputStage& out,
+                              std::span<const int32_t> w_zero_points = {});
 
 struct ConvRunOptions {
   Timeout timeout;

@@ -14,7 +14,120 @@
 #include <vector>
 
 #include "device_impl.hpp"
+#include "ops_internal.hpp"
 #include "schedule.hpp"
+
+namespace weft::detail {
+
+Clamp check_output_stage(const OutputStage& o, uint64_t N, bool int32_out, const char* who) {
+  const std::string w(who);
+  auto bad = [](const std::string& m) { throw Error(Errc::kBadArgument, m); };
+  auto per_channel = [&](size_t count, const char* what) {
+    if (count != 0 && count != 1 && count != N) {
+      bad(w + ": " + what + " has " + std::to_string(count) + " values; give N = " +
+          std::to_string(N) + " or 1");
+    }
+  };
+  if (!o.bias.empty() && o.bias.size() != N) {
+    bad(w + ": bias has " + std::to_string(o.bias.size()) + " values; give N = " +
+        std::to_string(N) + " or none");
+  }
+  const bool declared = o.type != OutputType::kUnspecified;
+  if (o.mode == StoreMode::kTfliteDouble || o.mode == StoreMode::kTfliteSingle) {
+    per_channel(o.multiplier.size(), "multiplier");
+    if (o.multiplier.empty()) bad(w + ": TFLite modes need multiplier and shift");
+    if (o.shift.size() != o.multiplier.size()) bad(w + ": shift needs as many values as multiplier");
+    for (int32_t s : o.shift) {
+      if (s < -31 || s > 30) bad(w + ": shift " + std::to_string(s) + " is outside [-31, 30]");
+    }
+  } else if (o.mode == StoreMode::kOnnx) {
+    per_channel(o.scale.size(), "scale");
+    if (o.scale.empty()) bad(w + ": ONNX mode needs scale");
+    for (float s : o.scale) {
+      if (!std::isfinite(s)) bad(w + ": ONNX scales must be finite");
+      if (declared && !(s >= 0)) {
+        bad(w + ": ONNX scale " + std::to_string(s) + " is negative (a declared output type "
+            "needs scales >= 0: x_scale * w_scale / y_scale)");
+      }
+    }
+  }
+  Clamp c{o.act_min, o.act_max};
+  if (!int32_out && declared) {
+    const bool sgn = o.type == OutputType::kInt8;
+    const int32_t lo = sgn ? -128 : 0, hi = sgn ? 127 : 255;
+    if (o.zero_point < lo || o.zero_point > hi) {
+      bad(w + ": output zero point " + std::to_string(o.zero_point) + " is outside the " +
+          (sgn ? "int8" : "uint8") + " range");
+    }
+    // The clamp left at its defaults (-128, 127) means "no activation": the type's range.
+    if (o.act_min == OutputStage{}.act_min && o.act_max == OutputStage{}.act_max) c = {lo, hi};
+    c.lo = std::max(c.lo, lo);
+    c.hi = std::min(c.hi, hi);
+  }
+  if (!int32_out && c.lo > c.hi) bad(w + ": act_min > act_max");
+  return c;
+}
+
+std::vector<uint8_t> pack_params(const OutputStage& o, uint64_t N, uint64_t nst, uint32_t C,
+                                 uint32_t B) {
+  std::vector<uint8_t> p_pk(nst * C * B, 0);
+  for (uint64_t n = 0; n < N; ++n) {
+    ColumnParams cp;
+    cp.bias = o.bias.empty() ? 0 : o.bias[n];
+    auto pick = [&](const auto& v) { return v.size() == 1 ? v[0] : v[n]; };
+    if (o.mode == StoreMode::kTfliteDouble || o.mode == StoreMode::kTfliteSingle) {
+      cp.mult = static_cast<uint32_t>(pick(o.multiplier));
+      cp.shift = pick(o.shift) & 0x3f;
+    } else if (o.mode == StoreMode::kOnnx) {
+      cp.mult = std::bit_cast<uint32_t>(pick(o.scale));
+    }
+    std::memcpy(&p_pk[n * B], &cp, sizeof cp);
+  }
+  return p_pk;
+}
+
+PerfReport run_program(Device& dev, const std::vector<Descriptor>& prog, const Timeout& timeout,
+                       const std::function<void(double)>& progress) {
+  // Wait for earlier work, clear the counters, submit in batches, report progress.
+  Queue& q = dev.queue();
+  q.finish(timeout);
+  dev.clear_perf();
+  const uint64_t first = q.submitted();
+  const size_t batch = std::max<size_t>(1, q.ring_entries() / 2);
+  for (size_t i = 0; i < prog.size(); i += batch) {
+    const size_t n = std::min(batch, prog.size() - i);
+    q.submit(std::span<const Descriptor>(prog.data() + i, n));
+    if (progress) progress(double(q.completed() - first) / double(prog.size()));
+  }
+  const uint64_t last = first + prog.size() - 1;
+  if (progress) {
+    // In steps of 1 % (at most one per descriptor), so a long run shows that it moves.
+    const size_t steps = std::min<size_t>(100, prog.size());
+    for (size_t f = 1; f <= steps; ++f) {
+      const size_t done = std::max<size_t>(1, (prog.size() * f) / steps);
+      if (q.completed() < first + done) q.wait(first + done - 1, timeout);
+      progress(double(done) / double(prog.size()));
+    }
+  }
+  q.wait(last, timeout);
+  return dev.perf();
+}
+
+}  // namespace weft::detail
+
+namespace weft {
+
+float onnx_output_scale(float x_scale, float w_scale, float y_scale) {
+  const float xw = x_scale * w_scale;  // float32, then divided (onnxruntime's order)
+  return xw / y_scale;
+}
+
+uint64_t im2col_bytes(const Conv2dShape& s) {
+  return uint64_t(s.n) * uint64_t(std::max(s.out_h(), 0)) * uint64_t(std::max(s.out_w(), 0)) *
+         uint64_t(s.kh) * uint64_t(s.kw) * uint64_t(s.c_in);
+}
+
+}  // namespace weft
 
 namespace weft {
 namespace {
@@ -483,32 +596,7 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
     bad(int32_out ? "gemm: mode kInt32 needs an int32 output span"
                   : "gemm: 8-bit modes need a uint8 output span (use mode kInt32 for INT32 out)");
   }
-  auto per_channel = [&](size_t count, const char* what) {
-    if (count != 0 && count != 1 && count != N) {
-      bad(std::string("gemm: ") + what + " has " + std::to_string(count) +
-          " values; give N = " + std::to_string(N) + " or 1");
-    }
-  };
-  if (!o.bias.empty() && o.bias.size() != N) {
-    bad("gemm: bias has " + std::to_string(o.bias.size()) +
-        " values; give N = " + std::to_string(N) + " or none");
-  }
-  if (o.mode == StoreMode::kTfliteDouble || o.mode == StoreMode::kTfliteSingle) {
-    per_channel(o.multiplier.size(), "multiplier");
-    if (o.multiplier.empty()) bad("gemm: TFLite modes need multiplier and shift");
-    if (o.shift.size() != o.multiplier.size())
-      bad("gemm: shift needs as many values as multiplier");
-    for (int32_t s : o.shift) {
-      if (s < -31 || s > 30) bad("gemm: shift " + std::to_string(s) + " is outside [-31, 30]");
-    }
-  } else if (o.mode == StoreMode::kOnnx) {
-    per_channel(o.scale.size(), "scale");
-    if (o.scale.empty()) bad("gemm: ONNX mode needs scale");
-    for (float s : o.scale) {
-      if (!std::isfinite(s)) bad("gemm: ONNX scales must be finite");
-    }
-  }
-  if (!int32_out && o.act_min > o.act_max) bad("gemm: act_min > act_max");
+  const detail::Clamp clamp = detail::check_output_stage(o, N, int32_out, "gemm");
   // Sizes against the arena and this host before anything is allocated.
   check_fits(dev, M, N, K, int32_out, gemm_what(M, N, K));
   if (opt.progress) opt.progress(0.0);
@@ -545,19 +633,7 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
       }
     }
   }
-  std::vector<uint8_t> p_pk(p.nst * C * B, 0);
-  for (uint64_t n = 0; n < N; ++n) {
-    ColumnParams cp;
-    cp.bias = o.bias.empty() ? 0 : o.bias[n];
-    auto pick = [&](const auto& v) { return v.size() == 1 ? v[0] : v[n]; };
-    if (o.mode == StoreMode::kTfliteDouble || o.mode == StoreMode::kTfliteSingle) {
-      cp.mult = static_cast<uint32_t>(pick(o.multiplier));
-      cp.shift = pick(o.shift) & 0x3f;
-    } else if (o.mode == StoreMode::kOnnx) {
-      cp.mult = std::bit_cast<uint32_t>(pick(o.scale));
-    }
-    std::memcpy(&p_pk[n * B], &cp, sizeof cp);
-  }
+  const std::vector<uint8_t> p_pk = detail::pack_params(o, N, p.nst, C, B);
   a_buf.write(0, a_pk.data(), a_pk.size());
   w_buf.write(0, w_pk.data(), w_pk.size());
   p_buf.write(0, p_pk.data(), p_pk.size());
@@ -647,8 +723,8 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
     sa.load_params = true;
     sa.params_addr = p.p_lo + pair_pbuf[q] * C;
     sa.zp = int32_out ? 0 : o.zero_point;
-    sa.act_min = int32_out ? INT32_MIN : o.act_min;
-    sa.act_max = int32_out ? INT32_MAX : o.act_max;
+    sa.act_min = int32_out ? INT32_MIN : clamp.lo;
+    sa.act_max = int32_out ? INT32_MAX : clamp.hi;
     sch.emit(Descriptor::store_acc(sa), Eng::kStore,
              {{1, sa.acc_addr, sa.acc_addr + uint64_t{pr.rows}},
               {0, sa.params_addr, sa.params_addr + uint64_t{C}}},
@@ -666,38 +742,20 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
   while (stored < p.pairs.size()) emit_store(stored++);
   const std::vector<Descriptor>& prog = sch.program();
 
-  // ---- run: wait for earlier work, clear the counters, submit in batches, report progress
-  Queue& q = dev.queue();
-  q.finish(opt.timeout);
-  dev.clear_perf();
-  const uint64_t first = q.submitted();
-  const size_t batch = std::max<size_t>(1, q.ring_entries() / 2);
-  for (size_t i = 0; i < prog.size(); i += batch) {
-    const size_t n = std::min(batch, prog.size() - i);
-    q.submit(std::span<const Descriptor>(prog.data() + i, n));
-    if (opt.progress) opt.progress(double(q.completed() - first) / double(prog.size()));
-  }
-  const uint64_t last = first + prog.size() - 1;
-  if (opt.progress) {
-    // In steps of 1 % (at most one per descriptor), so a long run shows that it moves.
-    const size_t steps = std::min<size_t>(100, prog.size());
-    for (size_t f = 1; f <= steps; ++f) {
-      const size_t done = std::max<size_t>(1, (prog.size() * f) / steps);
-      if (q.completed() < first + done) q.wait(first + done - 1, opt.timeout);
-      opt.progress(double(done) / double(prog.size()));
-    }
-  }
-  q.wait(last, opt.timeout);
   OpStats st;
-  st.perf = dev.perf();
+  st.perf = detail::run_program(dev, prog, opt.timeout, opt.progress);
   st.descriptors = prog.size();
   st.schedule = p.summary + (sch.wait_flags_used()
                                  ? ", " + std::to_string(sch.wait_flags_used()) + " WAIT flags"
                                  : std::string());
 
+  st.dma_bytes = st.perf.c.dma_rd_bytes + st.perf.c.dma_wr_bytes;
+  st.host_bytes_written = a_pk.size() + w_pk.size() + p_pk.size();
+
   // ---- unpack
   std::vector<uint8_t> ob(o_buf.size());
   o_buf.read(0, ob.data(), ob.size());
+  st.host_bytes_read = ob.size();
   for (uint64_t s = 0; s < p.nst; ++s) {
     const uint64_t n0 = s * C, nn = std::min<uint64_t>(C, N - n0);
     for (uint64_t m = 0; m < M; ++m) {
@@ -716,10 +774,10 @@ std::vector<uint8_t> im2col(const Conv2dShape& s, std::span<const uint8_t> in, u
       for (int x = 0; x < ow; ++x) {
         uint8_t* row = &cols[((size_t(b) * oh + y) * ow + x) * K];
         for (int i = 0; i < s.kh; ++i) {
-          const int iy = y * s.stride_h - s.pad_top + i;
+          const int iy = y * s.stride_h - s.pad_top + i * s.dilation_h;
           if (iy < 0 || iy >= s.h) continue;
           for (int j = 0; j < s.kw; ++j) {
-            const int ix = x * s.stride_w - s.pad_left + j;
+            const int ix = x * s.stride_w - s.pad_left + j * s.dilation_w;
             if (ix < 0 || ix >= s.w) continue;
             std::memcpy(row + (size_t(i) * s.kw + j) * s.c_in,
                         &in[((size_t(b) * s.h + iy) * s.w + ix) * s.c_in], s.c_in);
@@ -747,19 +805,31 @@ struct ConvGemm {
 ConvGemm check_conv_shape(const Capabilities& cap, const Conv2dShape& s) {
   if (s.n < 1 || s.h < 1 || s.w < 1 || s.c_in < 1 || s.kh < 1 || s.kw < 1 || s.c_out < 1 ||
       s.stride_h < 1 || s.stride_w < 1 || s.pad_top < 0 || s.pad_left < 0 || s.pad_bottom < 0 ||
-      s.pad_right < 0) {
-    bad("conv2d: sizes and strides must be >= 1, paddings >= 0");
+      s.pad_right < 0 || s.dilation_h < 1 || s.dilation_w < 1) {
+    bad("conv2d: sizes, strides and dilations must be >= 1, paddings >= 0");
+  }
+  if (s.groups != 1) {
+    throw Error(Errc::kUnsupported,
+                "conv2d: groups = " + std::to_string(s.groups) +
+                    " is not supported (grouped and depthwise convolutions are not implemented: "
+                    "run one conv2d per group)");
+  }
+  if (int64_t{s.kh - 1} * s.dilation_h + 1 > INT32_MAX ||
+      int64_t{s.kw - 1} * s.dilation_w + 1 > INT32_MAX) {
+    bad("conv2d: the dilated filter is larger than 2^31 - 1");
   }
   if (int64_t{s.h} + s.pad_top + s.pad_bottom > INT32_MAX ||
       int64_t{s.w} + s.pad_left + s.pad_right > INT32_MAX) {
     bad("conv2d: the padded input is larger than 2^31 - 1");
   }
-  if (int64_t{s.h} + s.pad_top + s.pad_bottom < s.kh ||
-      int64_t{s.w} + s.pad_left + s.pad_right < s.kw) {
+  const int64_t ekh = int64_t{s.kh - 1} * s.dilation_h + 1;
+  const int64_t ekw = int64_t{s.kw - 1} * s.dilation_w + 1;
+  if (int64_t{s.h} + s.pad_top + s.pad_bottom < ekh ||
+      int64_t{s.w} + s.pad_left + s.pad_right < ekw) {
     bad("conv2d: the filter is larger than the padded input");
   }
-  const uint64_t oh = (uint64_t(s.h) + s.pad_top + s.pad_bottom - s.kh) / s.stride_h + 1;
-  const uint64_t ow = (uint64_t(s.w) + s.pad_left + s.pad_right - s.kw) / s.stride_w + 1;
+  const uint64_t oh = (uint64_t(s.h) + s.pad_top + s.pad_bottom - ekh) / s.stride_h + 1;
+  const uint64_t ow = (uint64_t(s.w) + s.pad_left + s.pad_right - ekw) / s.stride_w + 1;
   const ConvGemm g{sat_mul(sat_mul(uint64_t(s.n), oh), ow), uint64_t(s.c_out),
                    sat_mul(sat_mul(uint64_t(s.kh), s.kw), s.c_in)};
   if (g.m > INT32_MAX || g.k > INT32_MAX) {

@@ -38,10 +38,6 @@ float f32_mul(float a, float b) {
   volatile float r = a * b;
   return r;
 }
-float f32_div(float a, float b) {
-  volatile float r = a / b;
-  return r;
-}
 
 // A tensor-unit operation: a convolution or a matrix product of 8-bit operands with int32
 // accumulation, then either int32 out (ConvInteger / MatMulInteger) or ONNX requantization to 8
@@ -115,7 +111,12 @@ bool uniform(const std::vector<int32_t>& v) {
   return std::all_of(v.begin(), v.end(), [&](int32_t x) { return x == v[0]; });
 }
 
-// The plan and its state.
+struct MatGeometry {
+  int64_t batches = 1, m = 0, k = 0, n = 0;  // per batch: [m][k] x [k][n]
+  bool batched_w = false;
+  std::vector<int64_t> out_dims;
+};
+
 }  // namespace
 
 struct Model::Impl {
@@ -124,11 +125,32 @@ struct Model::Impl {
   OnnxGraph g;
   std::vector<Step> steps;
   std::vector<LayerReport> layers;
-  std::map<std::string, size_t> last_use;  // value -> index of the last step that reads it
+  // Device memory (docs/model-runtime.md, "Memory"): the values that stay on the device between
+  // tensor-unit steps, the packed weights of each step (packed at its first run, kept), and the
+  // activation buffers, reused within a run once their value is dead and across runs.
+  std::map<std::string, std::vector<size_t>> readers;  // value -> steps that read it
+  std::set<std::string> resident;      // tensor-op outputs whose every reader is a tensor op's input
+  std::map<size_t, PackedConv> packed;  // step -> packed weights
+  struct Resident {
+    DeviceActivation act;
+    std::vector<int64_t> dims;  // the ONNX dimensions of the value
+    int32_t elem_type = 0;
+    bool nchw = false;  // a convolution's NCHW value (else rows x columns)
+  };
+  std::map<std::string, Resident> on_device;  // this run's resident values
+  std::vector<DeviceActivation> free_buffers;
 
   void lower();
+  void plan_memory();
   void run_tensor_op(const Step& s, Values& v, LayerReport& r);
+  bool run_resident(size_t index, const Conv2dShape& cs, const std::vector<uint8_t>& filter_ohwi,
+                    const GemmOptions& opt, const OnnxTensor& x, const MatGeometry& mg, Values& v,
+                    LayerReport& r);
   void run_step(const Step& s, Values& v, LayerReport& r);
+  Border border_for(const std::string& value, int h, int w, const Values& v) const;
+  DeviceActivation take_buffer(int n, int h, int w, int c, Operand type, Border border);
+  void release(const std::string& value, size_t step);
+  void materialize(const std::string& value, Values& v);
 };
 
 namespace {
@@ -354,16 +376,10 @@ void Model::Impl::lower() {
   for (size_t i = 0; i < plan.size(); ++i) {
     if (keep[i]) steps.push_back(std::move(plan[i]));
   }
-  for (const auto& o : g.outputs) last_use[o.name] = steps.size();
 }
 
-namespace {
 
-struct MatGeometry {
-  int64_t batches = 1, m = 0, k = 0, n = 0;  // per batch: [m][k] x [k][n]
-  bool batched_w = false;
-  std::vector<int64_t> out_dims;
-};
+namespace {
 
 // A's rows as bytes (8-bit two's complement).
 std::vector<uint8_t> to_bytes(const std::vector<int64_t>& v, size_t begin, size_t count) {
@@ -372,12 +388,235 @@ std::vector<uint8_t> to_bytes(const std::vector<int64_t>& v, size_t begin, size_
   return b;
 }
 
+// The paddings of a convolution step on an h x w input with a kh x kw kernel.
+Border conv_pads(const TensorOp& t, int h, int w, int kh, int kw) {
+  Border b;
+  if (t.auto_pad == "NOTSET") {
+    if (t.pads.size() == 4) b = {int(t.pads[0]), int(t.pads[1]), int(t.pads[2]), int(t.pads[3])};
+  } else if (t.auto_pad == "SAME_UPPER" || t.auto_pad == "SAME_LOWER") {
+    const bool upper = t.auto_pad == "SAME_UPPER";
+    auto split = [&](int in, int k, int st, int* begin, int* end) {
+      const int o = (in + st - 1) / st, total = std::max(0, (o - 1) * st + k - in);
+      *begin = upper ? total / 2 : total - total / 2;
+      *end = total - *begin;
+    };
+    split(h, kh, int(t.strides.at(0)), &b.top, &b.bottom);
+    split(w, kw, int(t.strides.at(1)), &b.left, &b.right);
+  }
+  return b;
+}
+
+bool covers(const Border& have, const Border& need) {
+  return have.top >= need.top && have.left >= need.left && have.bottom >= need.bottom &&
+         have.right >= need.right;
+}
+
+Border max_border(const Border& a, const Border& b) {
+  return {std::max(a.top, b.top), std::max(a.left, b.left), std::max(a.bottom, b.bottom),
+          std::max(a.right, b.right)};
+}
+
 }  // namespace
+
+namespace {
+
+// An activation read back (NHWC bytes) as the ONNX tensor it holds.
+template <class R>
+OnnxTensor to_onnx(const std::string& name, const std::vector<uint8_t>& nhwc, const R& res) {
+  OnnxTensor t;
+  t.name = name;
+  t.elem_type = res.elem_type;
+  t.dims = res.dims;
+  t.ints.resize(nhwc.size());
+  const bool is_signed = res.elem_type == kOnnxInt8;
+  const int64_t c = res.act.c, hw = int64_t(res.act.h) * res.act.w;
+  for (size_t i = 0; i < nhwc.size(); ++i) {
+    const int64_t val = is_signed ? int8_t(nhwc[i]) : int64_t(nhwc[i]);
+    if (res.nchw) {
+      const int64_t ch = int64_t(i) % c, p = (int64_t(i) / c) % hw, b = int64_t(i) / (c * hw);
+      t.ints[size_t((b * c + ch) * hw + p)] = val;
+    } else {
+      t.ints[i] = val;
+    }
+  }
+  return t;
+}
+
+bool same_geometry(const DeviceActivation& a, int n, int h, int w, int c, Operand type, Border b) {
+  return a.n == n && a.h == h && a.w == w && a.c == c && a.type.is_signed == type.is_signed &&
+         a.type.zero_point == type.zero_point && a.border.top == b.top &&
+         a.border.left == b.left && a.border.bottom == b.bottom && a.border.right == b.right;
+}
+
+}  // namespace
+
+void Model::Impl::plan_memory() {
+  readers.clear();
+  resident.clear();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    std::vector<std::string> ins;
+    if (s.where == Placement::kTensorUnit) {
+      const TensorOp& t = s.t;
+      ins = {t.x, t.w, t.x_scale, t.x_zp, t.w_scale, t.w_zp, t.bias, t.y_scale, t.y_zp, t.clip_min, t.clip_max};
+    } else {
+      ins = s.node->inputs;
+    }
+    for (const auto& x : ins) {
+      if (!x.empty() && (readers[x].empty() || readers[x].back() != i)) readers[x].push_back(i);
+    }
+  }
+  std::set<std::string> outputs;
+  for (const auto& o : g.outputs) outputs.insert(o.name);
+  for (const Step& s : steps) {
+    if (s.where != Placement::kTensorUnit || s.t.int32_out || outputs.count(s.t.y)) continue;
+    const auto it = readers.find(s.t.y);
+    if (it == readers.end()) continue;
+    const bool all_inputs = std::all_of(it->second.begin(), it->second.end(), [&](size_t r) {
+      const Step& c = steps[r];
+      return c.where == Placement::kTensorUnit && c.t.x == s.t.y && c.t.w != s.t.y && !c.t.int32_out;
+    });
+    if (all_inputs) resident.insert(s.t.y);
+  }
+}
+
+Border Model::Impl::border_for(const std::string& value, int h, int w, const Values& v) const {
+  Border b;
+  const auto it = readers.find(value);
+  if (it == readers.end()) return b;
+  for (size_t r : it->second) {
+    const TensorOp& t = steps[r].t;
+    if (steps[r].where != Placement::kTensorUnit || !t.conv || t.x != value) continue;
+    const auto w_it = v.find(t.w);
+    if (w_it == v.end() || w_it->second.dims.size() != 4) continue;
+    b = max_border(b, conv_pads(t, h, w, int(w_it->second.dims[2]), int(w_it->second.dims[3])));
+  }
+  return b;
+}
+
+DeviceActivation Model::Impl::take_buffer(int n, int h, int w, int c, Operand type, Border border) {
+  for (size_t i = 0; i < free_buffers.size(); ++i) {
+    if (same_geometry(free_buffers[i], n, h, w, c, type, border)) {
+      DeviceActivation a = free_buffers[i];
+      free_buffers.erase(free_buffers.begin() + long(i));
+      return a;
+    }
+  }
+  return alloc_activation(*dev, n, h, w, c, type, border);
+}
+
+void Model::Impl::release(const std::string& value, size_t step) {
+  const auto it = on_device.find(value);
+  if (it == on_device.end()) return;
+  const auto r = readers.find(value);
+  if (r != readers.end() && !r->second.empty() && r->second.back() > step) return;
+  free_buffers.push_back(it->second.act);
+  on_device.erase(it);
+}
+
+// A resident value brought to the host in its ONNX layout (for a step that cannot read it on the
+// device).
+void Model::Impl::materialize(const std::string& value, Values& v) {
+  const auto it = on_device.find(value);
+  if (it == on_device.end() || v.count(value)) return;
+  v[value] = to_onnx(value, read_activation(it->second.act), it->second);
+}
+
+// The tensor-unit step with its operands in device memory (docs/model-runtime.md, "Memory"): the
+// weights packed once, the input read from the previous step's output buffer when it stayed on
+// the device (else written once from the host), an implicit-GEMM convolution (a MatMul / Gemm is a
+// 1x1 convolution over its rows), the output left on the device for the next tensor-unit step or
+// read back. Returns false when the device cannot take this form (the caller then runs the
+// host-packed path).
+bool Model::Impl::run_resident(size_t index, const Conv2dShape& cs,
+                               const std::vector<uint8_t>& filter_ohwi, const GemmOptions& opt,
+                               const OnnxTensor& x, const MatGeometry& mg, Values& v,
+                               LayerReport& r) {
+  const TensorOp& t = steps[index].t;
+  const Capabilities& cap = dev->caps();
+  if (cap.rows != cap.cols || cap.bus_bytes < cap.rows) return false;
+  uint64_t host = 0;
+  auto pk = packed.find(index);
+  const bool constant_w = g.constants.count(t.w) > 0;
+  auto same_shape = [&](const Conv2dShape& a) {
+    return a.c_in == cs.c_in && a.c_out == cs.c_out && a.kh == cs.kh && a.kw == cs.kw &&
+           a.stride_h == cs.stride_h && a.stride_w == cs.stride_w && a.pad_top == cs.pad_top &&
+           a.pad_left == cs.pad_left && a.pad_bottom == cs.pad_bottom && a.pad_right == cs.pad_right;
+  };
+  if (pk == packed.end() || !constant_w || !same_shape(pk->second.shape)) {
+    PackedConv p = pack_conv(*dev, cs, filter_ohwi, opt.w, opt.out);
+    host += p.host_bytes_written;
+    r.note = constant_w ? "weights packed into device memory at the first run, kept" : "weights are a graph input: packed each run";
+    pk = packed.insert_or_assign(index, std::move(p)).first;
+  }
+  const PackedConv& p = pk->second;
+
+  const Border need{cs.pad_top, cs.pad_left, cs.pad_bottom, cs.pad_right};
+  DeviceActivation in;
+  bool staged = false;
+  const auto rv = on_device.find(t.x);
+  if (rv != on_device.end() && covers(rv->second.act.border, need) &&
+      rv->second.act.type.is_signed == opt.a.is_signed && rv->second.act.type.zero_point == opt.a.zero_point &&
+      rv->second.act.n == cs.n && rv->second.act.h == cs.h && rv->second.act.w == cs.w && rv->second.act.c == cs.c_in) {
+    in = rv->second.act;
+  } else {
+    materialize(t.x, v);
+    const OnnxTensor& xin = v.count(t.x) ? v.at(t.x) : x;
+    std::vector<uint8_t> nhwc(size_t(xin.size()));
+    if (t.conv) {
+      const int64_t hw = int64_t(cs.h) * cs.w;
+      for (int64_t b = 0; b < cs.n; ++b)
+        for (int64_t c = 0; c < cs.c_in; ++c)
+          for (int64_t q = 0; q < hw; ++q) nhwc[size_t((b * hw + q) * cs.c_in + c)] = uint8_t(xin.ints[size_t((b * cs.c_in + c) * hw + q)]);
+    } else {
+      for (size_t i = 0; i < nhwc.size(); ++i) nhwc[i] = uint8_t(xin.ints[i]);
+    }
+    in = take_buffer(cs.n, cs.h, cs.w, cs.c_in, opt.a, need);
+    host += write_activation(in, nhwc);
+    staged = true;
+  }
+
+  const bool keep = resident.count(t.y) > 0;
+  const Border out_border = keep ? border_for(t.y, cs.out_h(), cs.out_w(), v) : Border{};
+  DeviceActivation out = take_buffer(cs.n, cs.out_h(), cs.out_w(), cs.c_out, p.out_type, out_border);
+  const OpStats st = conv2d(*dev, p, in, out, ConvRunOptions{opt.timeout, {}});
+  if (staged) free_buffers.push_back(in);
+
+  const int32_t y_type = p.out_type.is_signed ? kOnnxInt8 : kOnnxUint8;
+  if (keep) {
+    on_device[t.y] = Resident{out, mg.out_dims, y_type, t.conv};
+  } else {
+    uint64_t read = 0;
+    const std::vector<uint8_t> nhwc = read_activation(out, &read);
+    host += read;
+    v[t.y] = to_onnx(t.y, nhwc, Resident{out, mg.out_dims, y_type, t.conv});
+    free_buffers.push_back(out);
+  }
+  release(t.x, index);
+
+  r.macs = uint64_t(mg.batches * mg.m * mg.n * mg.k);
+  r.cycles = st.perf.c.cycles;
+  r.utilisation = r.cycles ? st.perf.utilisation() : 0;
+  r.dma_bytes = st.perf.c.dma_rd_bytes + st.perf.c.dma_wr_bytes;
+  r.host_bytes = host;
+  if (t.conv) r.im2col_bytes = im2col_bytes(cs);
+  r.shape = dims_string(x.dims) + " -> " + dims_string(mg.out_dims);
+  if (t.conv) r.shape += ", k" + std::to_string(cs.kh) + "x" + std::to_string(cs.kw) + " s" + std::to_string(cs.stride_h);
+  if (keep) r.note += std::string(r.note.empty() ? "" : "; ") + "output stays in device memory";
+  return true;
+}
 
 void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
   const TensorOp& t = s.t;
   const std::string who = g.path + ": node " + s.node->name + " (" + t.label + ")";
-  const OnnxTensor& x = get(v, t.x, who);
+  const size_t index = size_t(&s - steps.data());
+  // A resident input is known here by its shape and type only (its values are on the device).
+  OnnxTensor x_shape;
+  if (!v.count(t.x) && on_device.count(t.x)) {
+    x_shape.dims = on_device.at(t.x).dims;
+    x_shape.elem_type = on_device.at(t.x).elem_type;
+  }
+  const OnnxTensor& x = v.count(t.x) ? get(v, t.x, who) : x_shape;
   const OnnxTensor& w = get(v, t.w, who);
   if (!is_8bit(x.elem_type) || !is_8bit(w.elem_type)) {
     throw Error(Errc::kBadModel, who + ": unsupported: the input and weights must be uint8 or int8");
@@ -483,7 +722,7 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
     if (!t.clip_min.empty()) lo = std::max(lo, model::quantize_value(get(v, t.clip_min, who).floats.at(0), ys, yzp, lo, hi));
     if (!t.clip_max.empty()) hi = std::min(hi, model::quantize_value(get(v, t.clip_max, who).floats.at(0), ys, yzp, lo, hi));
     // x_scale * w_scale / y_scale in float32, in onnxruntime's order.
-    for (int64_t j = 0; j < N; ++j) scale.push_back(f32_div(f32_mul(xs, ws[ws.size() == 1 ? 0 : j]), ys));
+    for (int64_t j = 0; j < N; ++j) scale.push_back(onnx_output_scale(xs, ws[ws.size() == 1 ? 0 : j], ys));
   }
   const bool device_requant = !t.int32_out && !corrected;
   if (device_requant) {
@@ -492,9 +731,32 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
     opt.out.scale = scale;
     opt.out.zero_point = yzp;
     opt.out.act_min = lo, opt.out.act_max = hi;
+    opt.out.type = y_type == kOnnxInt8 ? OutputType::kInt8 : OutputType::kUint8;
   } else {
     opt.out.mode = StoreMode::kInt32;
   }
+
+  // The device-resident path (implicit GEMM, packed weights, activations left on the device).
+  if (device_requant && !mg.batched_w) {
+    Conv2dShape dcs = cs;
+    std::vector<uint8_t> filter(size_t(N * K));
+    if (t.conv) {
+      const int64_t khw = int64_t(cs.kh) * cs.kw;
+      for (int64_t o = 0; o < N; ++o)
+        for (int64_t c = 0; c < cs.c_in; ++c)
+          for (int64_t q = 0; q < khw; ++q)
+            filter[size_t((o * khw + q) * cs.c_in + c)] = uint8_t(w.ints[size_t((o * cs.c_in + c) * khw + q)]);
+    } else {
+      dcs = Conv2dShape{};
+      dcs.w = int(rows), dcs.c_in = int(K), dcs.c_out = int(N);  // [rows][K] as 1 x rows pixels
+      for (int64_t j = 0; j < N; ++j)
+        for (int64_t k = 0; k < K; ++k)
+          filter[size_t(j * K + k)] = uint8_t(t.transpose_w ? w.ints[size_t(j * K + k)] : w.ints[size_t(k * N + j)]);
+    }
+    if (run_resident(index, dcs, filter, opt, x, mg, v, r)) return;
+  }
+  materialize(t.x, v);
+  const OnnxTensor& xh = get(v, t.x, who);
 
   // Operands in the device's layouts: A rows (NHWC pixels for a convolution), W as K x N
   // (OHWI filters for a convolution), plus a column of ones when the zero points need the
@@ -514,7 +776,7 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
       for (int64_t nb = 0; nb < cs.n; ++nb)
         for (int64_t c = 0; c < cs.c_in; ++c)
           for (int64_t p = 0; p < hw; ++p)
-            a_bytes[size_t((nb * hw + p) * cs.c_in + c)] = uint8_t(x.ints[size_t((nb * cs.c_in + c) * hw + p)]);
+            a_bytes[size_t((nb * hw + p) * cs.c_in + c)] = uint8_t(xh.ints[size_t((nb * cs.c_in + c) * hw + p)]);
       // OIHW -> O HWI, plus the ones filter.
       const int64_t khw = int64_t(cs.kh) * cs.kw;
       w_bytes.assign(size_t(n_dev * K), 1);
@@ -523,7 +785,7 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
           for (int64_t p = 0; p < khw; ++p)
             w_bytes[size_t((o * khw + p) * cs.c_in + c)] = uint8_t(w.ints[size_t((o * cs.c_in + c) * khw + p)]);
     } else {
-      a_bytes = to_bytes(x.ints, size_t(b * rows * K), size_t(rows * K));
+      a_bytes = to_bytes(xh.ints, size_t(b * rows * K), size_t(rows * K));
       w_bytes.assign(size_t(K * n_dev), 1);
       const size_t wbase = mg.batched_w ? size_t(b * K * N) : 0;
       for (int64_t k = 0; k < K; ++k)
@@ -617,7 +879,9 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
   r.shape = dims_string(x.dims) + " -> " + dims_string(y.dims);
   if (t.conv) r.shape += ", k" + std::to_string(cs.kh) + "x" + std::to_string(cs.kw) + " s" + std::to_string(cs.stride_h);
   if (corrected) r.note = "zero points per row / channel: int32 out, exact correction and requantization on the host";
+  r.note += std::string(r.note.empty() ? "" : "; ") + "operands packed by the host for this call";
   v[t.y] = std::move(y);
+  release(t.x, index);
 }
 
 void Model::Impl::run_step(const Step& s, Values& v, LayerReport& r) {
@@ -666,6 +930,7 @@ Model Model::load(Device& dev, const std::string& path, const ModelOptions& opt)
     }
   }
   impl->lower();
+  impl->plan_memory();
   return Model(std::move(impl));
 }
 
@@ -710,6 +975,8 @@ std::map<std::string, OnnxTensor> Model::run(const std::map<std::string, OnnxTen
     }
   }
   m.layers.clear();
+  for (auto& [name, res] : m.on_device) m.free_buffers.push_back(res.act);
+  m.on_device.clear();
   for (const Step& s : m.steps) {
     LayerReport r;
     m.run_step(s, v, r);

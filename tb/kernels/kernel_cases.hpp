@@ -254,7 +254,7 @@ inline void set_out(MaxPool2dCase& mc) {
                            mc.ceil_mode);
 }
 
-// Random attributes: kernel 1..4 (round 0: a 3x3 window, stride 2, pads 1, NxCxHxW 1x3x15x13),
+// Random attributes: kernel 1..4 (round 0: a 3x3 window, stride 2, pads 1, NxCxHxW 1x8x17x15),
 // strides 1..3, dilations 1..2, each pad 0..kernel-1 (ONNX: pads smaller than the kernel),
 // sizes not multiples of anything, at most about max_bytes of input + output.
 inline MaxPool2dCase maxpool2d_case(std::mt19937_64& rng, int round, bool is_signed,
@@ -262,7 +262,7 @@ inline MaxPool2dCase maxpool2d_case(std::mt19937_64& rng, int round, bool is_sig
   MaxPool2dCase mc;
   auto u = [&](int lo, int hi) { return static_cast<uint32_t>(uniform(rng, lo, hi)); };
   if (round == 0) {
-    mc = {.n = 1, .c = 3, .h = 15, .w = 13, .kh = 3, .kw = 3, .stride_h = 2, .stride_w = 2,
+    mc = {.n = 1, .c = 8, .h = 17, .w = 15, .kh = 3, .kw = 3, .stride_h = 2, .stride_w = 2,
           .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1};
   } else {
     do {

@@ -372,7 +372,7 @@ TEST_P(SystemSimtKernels, Maxpool2dOnnxMatchesReferenceAndGolden) {
         const uint32_t in_addr = k.input(in);
         const uint32_t out_addr = k.output<uint8_t>(want.size(), rng_);
         k.run(maxpool2d_args(mc, in_addr, out_addr), sh, round == 0 ? want.size() : 0,
-              is_signed ? " (int8 1x3x15x13, 3x3 s2 p1)" : " (uint8 1x3x15x13, 3x3 s2 p1)");
+              is_signed ? " (int8 1x8x17x15, 3x3 s2 p1)" : " (uint8 1x8x17x15, 3x3 s2 p1)");
         expect_same(k.read<uint8_t>(out_addr, want.size()), want,
                     maxpool2d_name(mc) + " " + shape_name(sh));
       }

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -238,6 +240,182 @@ inline std::vector<uint32_t> exit_codes_ref(uint32_t threads, uint32_t mul, uint
   std::vector<uint32_t> v(threads);
   for (uint32_t t = 0; t < threads; ++t) v[t] = t * mul + add;
   return v;
+// ---------------------------------------------------------------- ONNX integer operators
+// Bytes of a uint8 (is_signed 0) or int8 (is_signed 1) tensor as their integer values.
+inline int32_t byte_value(uint8_t b, bool is_signed) {
+  return is_signed ? int32_t{static_cast<int8_t>(b)} : int32_t{b};
+}
+
+// maxpool2d (ONNX MaxPool, NCHW): shape and attributes as the ONNX node has them.
+struct MaxPool2dCase {
+  uint32_t n = 1, c = 1, h = 1, w = 1;
+  uint32_t kh = 1, kw = 1, stride_h = 1, stride_w = 1;
+  uint32_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  uint32_t dil_h = 1, dil_w = 1;
+  bool ceil_mode = false, is_signed = false;
+  uint32_t out_h = 0, out_w = 0;
+  size_t in_size() const { return size_t{n} * c * h * w; }
+  size_t out_size() const { return size_t{n} * c * out_h * out_w; }
+};
+
+// ONNX's output size for one axis (onnxruntime's PoolAttributes::ComputeOutputSize): floor or
+// ceil of (in + pads - dilated kernel) / stride + 1; in ceil mode a last window that would start
+// in the bottom / right padding is dropped.
+inline uint32_t onnx_pool_out(uint32_t in, uint32_t k, uint32_t stride, uint32_t pad_head,
+                              uint32_t pad_tail, uint32_t dil, bool ceil_mode) {
+  const int64_t span = int64_t{in} + pad_head + pad_tail - (int64_t{dil} * (k - 1) + 1);
+  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  if (ceil_mode && (out - 1) * stride >= int64_t{in} + pad_head) --out;
+  return static_cast<uint32_t>(out);
+}
+
+inline void set_out(MaxPool2dCase& mc) {
+  mc.out_h = onnx_pool_out(mc.h, mc.kh, mc.stride_h, mc.pad_top, mc.pad_bottom, mc.dil_h,
+                           mc.ceil_mode);
+  mc.out_w = onnx_pool_out(mc.w, mc.kw, mc.stride_w, mc.pad_left, mc.pad_right, mc.dil_w,
+                           mc.ceil_mode);
+}
+
+// Random attributes: kernel 1..4 (round 0: a 3x3 window, stride 2, pads 1, NxCxHxW 1x8x17x15),
+// strides 1..3, dilations 1..2, each pad 0..kernel-1 (ONNX: pads smaller than the kernel),
+// sizes not multiples of anything, at most about max_bytes of input + output.
+inline MaxPool2dCase maxpool2d_case(std::mt19937_64& rng, int round, bool is_signed,
+                                    size_t max_bytes = 24000) {
+  MaxPool2dCase mc;
+  auto u = [&](int lo, int hi) { return static_cast<uint32_t>(uniform(rng, lo, hi)); };
+  if (round == 0) {
+    mc = {.n = 1, .c = 8, .h = 17, .w = 15, .kh = 3, .kw = 3, .stride_h = 2, .stride_w = 2,
+          .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1};
+  } else {
+    do {
+      mc.n = u(1, 2), mc.c = u(1, 5), mc.h = u(1, 23), mc.w = u(1, 23);
+      mc.kh = u(1, 4), mc.kw = u(1, 4), mc.stride_h = u(1, 3), mc.stride_w = u(1, 3);
+      mc.dil_h = u(1, 2), mc.dil_w = u(1, 2);
+      mc.pad_top = u(0, mc.kh - 1), mc.pad_bottom = u(0, mc.kh - 1);
+      mc.pad_left = u(0, mc.kw - 1), mc.pad_right = u(0, mc.kw - 1);
+      mc.ceil_mode = rng() % 2;
+    } while (int64_t{mc.h} + mc.pad_top + mc.pad_bottom < int64_t{mc.dil_h} * (mc.kh - 1) + 1 ||
+             int64_t{mc.w} + mc.pad_left + mc.pad_right < int64_t{mc.dil_w} * (mc.kw - 1) + 1 ||
+             (set_out(mc), mc.in_size() + mc.out_size() > max_bytes));
+  }
+  mc.is_signed = is_signed;
+  set_out(mc);
+  return mc;
+}
+
+// ONNX MaxPool by its definition: every output is the maximum over the window positions that
+// lie inside the input (padding is not a value); the type's lowest value if there is none.
+inline std::vector<uint8_t> maxpool2d_ref(const std::vector<uint8_t>& in, const MaxPool2dCase& mc) {
+  std::vector<uint8_t> out(mc.out_size());
+  const int32_t lowest = mc.is_signed ? -128 : 0;
+  for (uint32_t p = 0; p < mc.n * mc.c; ++p)
+    for (uint32_t oy = 0; oy < mc.out_h; ++oy)
+      for (uint32_t ox = 0; ox < mc.out_w; ++ox) {
+        int32_t m = lowest;
+        for (uint32_t ky = 0; ky < mc.kh; ++ky)
+          for (uint32_t kx = 0; kx < mc.kw; ++kx) {
+            const int64_t iy = int64_t{oy} * mc.stride_h - mc.pad_top + int64_t{ky} * mc.dil_h;
+            const int64_t ix = int64_t{ox} * mc.stride_w - mc.pad_left + int64_t{kx} * mc.dil_w;
+            if (iy < 0 || iy >= mc.h || ix < 0 || ix >= mc.w) continue;
+            m = std::max(m, byte_value(in[(size_t{p} * mc.h + iy) * mc.w + ix], mc.is_signed));
+          }
+        out[(size_t{p} * mc.out_h + oy) * mc.out_w + ox] = static_cast<uint8_t>(m);
+      }
+  return out;
+}
+
+inline weft_maxpool2d_args maxpool2d_args(const MaxPool2dCase& mc, uint32_t in, uint32_t out) {
+  return weft_maxpool2d_args{mc.n,        mc.c,        mc.h,          mc.w,
+                             mc.kh,       mc.kw,       mc.stride_h,   mc.stride_w,
+                             mc.pad_top,  mc.pad_left, mc.dil_h,      mc.dil_w,
+                             mc.out_h,    mc.out_w,    mc.is_signed ? 1u : 0u,
+                             in,          out};
+}
+
+inline std::string maxpool2d_name(const MaxPool2dCase& mc) {
+  std::ostringstream s;
+  s << "maxpool2d " << (mc.is_signed ? "int8 " : "uint8 ") << mc.n << "x" << mc.c << "x" << mc.h
+    << "x" << mc.w << " k" << mc.kh << "x" << mc.kw << " s" << mc.stride_h << "x" << mc.stride_w
+    << " d" << mc.dil_h << "x" << mc.dil_w << " pads " << mc.pad_top << "," << mc.pad_left << ","
+    << mc.pad_bottom << "," << mc.pad_right << (mc.ceil_mode ? " ceil" : " floor") << " -> "
+    << mc.out_h << "x" << mc.out_w;
+  return s.str();
+}
+
+// clamp8 (ONNX Clip / Relu on integers): min(max(x, lo), hi) in the byte's type.
+inline std::vector<uint8_t> clamp8_ref(const std::vector<uint8_t>& in, bool is_signed, int32_t lo,
+                                       int32_t hi) {
+  std::vector<uint8_t> out(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    out[i] = static_cast<uint8_t>(std::min(std::max(byte_value(in[i], is_signed), lo), hi));
+  }
+  return out;
+}
+
+// transpose_nd (ONNX Transpose): out[o] = in[i] with i[perm[k]] = o[k], by odometer over the
+// output coordinates.
+inline std::vector<uint8_t> transpose_nd_ref(const std::vector<uint8_t>& in,
+                                             const std::vector<uint32_t>& dims,
+                                             const std::vector<uint32_t>& perm) {
+  const size_t rank = dims.size();
+  std::vector<size_t> istride(rank, 1);
+  for (size_t k = rank; k-- > 1;) istride[k - 1] = istride[k] * dims[k];
+  std::vector<uint32_t> odim(rank), o(rank, 0);
+  for (size_t k = 0; k < rank; ++k) odim[k] = dims[perm[k]];
+  std::vector<uint8_t> out(in.size());
+  for (size_t j = 0; j < out.size(); ++j) {
+    size_t src = 0;
+    for (size_t k = 0; k < rank; ++k) src += o[k] * istride[perm[k]];
+    out[j] = in[src];
+    for (size_t k = rank; k-- > 0;) {  // next output coordinate
+      if (++o[k] < odim[k]) break;
+      o[k] = 0;
+    }
+  }
+  return out;
+}
+
+struct TransposeNdCase {
+  std::vector<uint32_t> dims, perm;
+  size_t size() const {
+    size_t n = 1;
+    for (uint32_t d : dims) n *= d;
+    return n;
+  }
+};
+
+// Random rank 0..6 (round 0: NCHW -> NHWC of 1x16x9x11), dims 1..9 with at most max_elems
+// elements, a random permutation.
+inline TransposeNdCase transpose_nd_case(std::mt19937_64& rng, int round, size_t max_elems = 6000) {
+  TransposeNdCase tc;
+  if (round == 0) return {{1, 16, 9, 11}, {0, 2, 3, 1}};
+  const int rank = round == 1 ? 6 : uniform(rng, 0, 6);
+  do {
+    tc.dims.clear();
+    for (int k = 0; k < rank; ++k) tc.dims.push_back(static_cast<uint32_t>(uniform(rng, 1, 9)));
+  } while (tc.size() > max_elems);
+  tc.perm.resize(rank);
+  for (int k = 0; k < rank; ++k) tc.perm[k] = static_cast<uint32_t>(k);
+  std::shuffle(tc.perm.begin(), tc.perm.end(), rng);
+  return tc;
+}
+
+inline weft_transpose_nd_args transpose_nd_args(const TransposeNdCase& tc, uint32_t in,
+                                                uint32_t out) {
+  weft_transpose_nd_args a{};
+  a.rank = static_cast<uint32_t>(tc.dims.size());
+  for (size_t k = 0; k < tc.dims.size(); ++k) a.dims[k] = tc.dims[k], a.perm[k] = tc.perm[k];
+  a.in = in, a.out = out;
+  return a;
+}
+
+inline std::string transpose_nd_name(const TransposeNdCase& tc) {
+  std::ostringstream s;
+  s << "transpose_nd dims";
+  for (uint32_t d : tc.dims) s << " " << d;
+  s << " perm";
+  for (uint32_t k : tc.perm) s << " " << k;
+  return s.str();
 }
 
 }  // namespace weft::tb::kernel_cases

@@ -620,3 +620,129 @@ TEST(Kernels, SoftmaxFixedPointIntermediatesMatchReferenceBitExactly) {
     expect_same(k.read<int32_t>(args.out, want.size()), want, what.str());
   }
 }
+
+// ------------------------------------------------------------------------------------------------
+// ONNX integer operators for the model runtime: maxpool2d (NCHW), clamp8, transpose_nd
+// ------------------------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<uint8_t> run_maxpool2d(const MaxPool2dCase& mc, const std::vector<uint8_t>& in,
+                                   const Shape& sh, std::mt19937_64& rng, const std::string& what) {
+  KernelRun k("maxpool2d");
+  const uint32_t in_addr = k.input(in);
+  const uint32_t out_addr = k.output<uint8_t>(mc.out_size(), rng);
+  const s::Result r = k.run(maxpool2d_args(mc, in_addr, out_addr), sh);
+  if (!what.empty()) report("maxpool2d", r, sh, mc.out_size(), what);
+  return k.read<uint8_t>(out_addr, mc.out_size());
+}
+
+}  // namespace
+
+// Random shapes and attributes (kernels 1..4, strides 1..3, dilations 1..2, pads up to the kernel
+// size minus one, floor and ceil mode), uint8 and int8, against ONNX's definition.
+TEST(Kernels, MaxPool2dOnnxNchwUint8AndInt8MatchReference) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  for (const bool is_signed : {false, true}) {
+    for (int round = 0; round < 8; ++round) {
+      const MaxPool2dCase mc = maxpool2d_case(rng, round, is_signed);
+      const auto in = random_vector<uint8_t>(rng, mc.in_size(), 0, 255);
+      const std::vector<uint8_t> want = maxpool2d_ref(in, mc);
+      for (const Shape& sh : kShapes) {
+        if (round > 2 && !sh.reported) continue;  // the other shapes on three cases each
+        const std::string what = maxpool2d_name(mc) + " " + shape_name(sh);
+        const bool rep = round == 0 && is_signed && sh.reported;
+        expect_same(run_maxpool2d(mc, in, sh, rng, rep ? " (1x8x17x15, 3x3 s2 p1)" : ""), want,
+                    what);
+      }
+    }
+  }
+}
+
+// Hand-worked: a 2x2 input, 2x2 window, stride 1, pads 1 on every side, out 4x3 (one row more
+// than ONNX's 3x3, so its windows lie wholly below the input): padding never wins (the corner is
+// -100, not 0) and a window with no input position gives the type's lowest value.
+TEST(Kernels, MaxPool2dPaddingNeverWinsHandWorked) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  MaxPool2dCase mc{.n = 1, .c = 1, .h = 2, .w = 2, .kh = 2, .kw = 2, .stride_h = 1,
+                   .stride_w = 1, .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1};
+  set_out(mc);
+  EXPECT_EQ(mc.out_h, 3u);
+  EXPECT_EQ(mc.out_w, 3u);
+  mc.out_h = 4;
+  const std::vector<uint8_t> in = {uint8_t(-100), uint8_t(-50), uint8_t(-70), uint8_t(-90)};
+  const std::vector<int8_t> want_s8 = {-100, -50, -50, -70, -50, -50, -70, -70, -90,
+                                       -128, -128, -128};
+  const std::vector<uint8_t> want_u8 = {156, 206, 206, 186, 206, 206, 186, 186, 166, 0, 0, 0};
+  for (const bool is_signed : {false, true}) {
+    mc.is_signed = is_signed;
+    const std::vector<uint8_t> want =
+        is_signed ? std::vector<uint8_t>(want_s8.begin(), want_s8.end()) : want_u8;
+    EXPECT_EQ(maxpool2d_ref(in, mc), want) << "reference, signed " << is_signed;
+    for (const Shape& sh : kShapes) {
+      expect_same(run_maxpool2d(mc, in, sh, rng, ""), want,
+                  std::string(is_signed ? "int8" : "uint8") + " hand-worked " + shape_name(sh));
+    }
+  }
+}
+
+TEST(Kernels, Clamp8Uint8AndInt8ClipAndRelu) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  const uint32_t n = static_cast<uint32_t>(uniform(rng, 3000, 6000));
+  const auto in = random_vector<uint8_t>(rng, n, 0, 255);
+  for (const bool is_signed : {false, true}) {
+    const int32_t tmin = is_signed ? -128 : 0, tmax = is_signed ? 127 : 255;
+    const int32_t a = uniform(rng, tmin, tmax), b = uniform(rng, tmin, tmax);
+    const std::pair<int32_t, int32_t> ranges[] = {
+        {std::min(a, b), std::max(a, b)},    // Clip
+        {uniform(rng, tmin, tmax), tmax},    // Relu with a zero point
+        {tmin, tmax},                        // identity
+        {std::max(a, b), std::min(a, b)},    // lo > hi: hi everywhere (ONNX order)
+    };
+    for (size_t ri = 0; ri < std::size(ranges); ++ri) {
+      const auto [lo, hi] = ranges[ri];
+      const std::vector<uint8_t> want = clamp8_ref(in, is_signed, lo, hi);
+      for (const Shape& sh : kShapes) {
+        if (ri != 0 && !sh.reported) continue;
+        const bool in_place = ri == 1;
+        KernelRun k("clamp8");
+        const uint32_t in_addr = in_place ? k.inout(in) : k.input(in);
+        const uint32_t out_addr = in_place ? in_addr : k.output<uint8_t>(n, rng);
+        const weft_clamp8_args args{n, is_signed ? 1u : 0u, lo, hi, in_addr, out_addr};
+        const s::Result r = k.run(args, sh);
+        std::ostringstream what;
+        what << "clamp8 " << (is_signed ? "int8" : "uint8") << " [" << lo << ", " << hi << "]"
+             << (in_place ? " in place " : " ") << shape_name(sh);
+        expect_same(k.read<uint8_t>(out_addr, n), want, what.str());
+        if (ri == 0 && is_signed) report("clamp8", r, sh, n);
+      }
+    }
+  }
+}
+
+TEST(Kernels, TransposeNdRank0To6MatchesReference) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  // A hand-worked one first: dims 2x3, perm (1, 0) is the matrix transpose.
+  EXPECT_EQ(transpose_nd_ref({1, 2, 3, 4, 5, 6}, {2, 3}, {1, 0}),
+            (std::vector<uint8_t>{1, 4, 2, 5, 3, 6}));
+  for (int round = 0; round < 10; ++round) {
+    const TransposeNdCase tc = transpose_nd_case(rng, round);
+    const auto in = random_vector<uint8_t>(rng, tc.size(), 0, 255);
+    const std::vector<uint8_t> want = transpose_nd_ref(in, tc.dims, tc.perm);
+    for (const Shape& sh : kShapes) {
+      if (round > 3 && !sh.reported) continue;
+      KernelRun k("transpose_nd");
+      const uint32_t in_addr = k.input(in);
+      const uint32_t out_addr = k.output<uint8_t>(want.size(), rng);
+      const s::Result r = k.run(transpose_nd_args(tc, in_addr, out_addr), sh);
+      expect_same(k.read<uint8_t>(out_addr, want.size()), want,
+                  transpose_nd_name(tc) + " " + shape_name(sh));
+      if (round == 0) report("transpose_nd", r, sh, want.size(), " (1x16x9x11 NCHW->NHWC)");
+      if (round == 1) report("transpose_nd", r, sh, want.size(), " (rank 6)");
+    }
+  }
+}

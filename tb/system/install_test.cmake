@@ -54,7 +54,8 @@ foreach(f ${weft} ${prefix}/${LIBDIR}/libweft.so ${prefix}/${LIBDIR}/weft/weft_s
   endif()
 endforeach()
 if(CHECK_SIMT)
-  foreach(k vecadd saxpy relu requant maxpool softmax transpose im2col lut)
+  foreach(k vecadd saxpy relu requant maxpool softmax transpose im2col lut maxpool2d clamp8
+            transpose_nd)
     if(NOT EXISTS ${prefix}/share/weft/kernels/${k}.elf)
       message(FATAL_ERROR "not installed: ${prefix}/share/weft/kernels/${k}.elf")
     endif()

@@ -395,6 +395,23 @@ TEST_P(SystemSimtKernels, LutWritableGlobalsKeptAcrossLaunchesUntilReloadData) {
       const std::string what = ", launch " + std::to_string(round);
       k.run(args, sh, round == 0 ? n : 0, what);
       expect_same(k.read<int32_t>(args.out, n), model.launch(in), "lut " + shape_name(sh) + what);
+// ONNX integer operators of the model runtime (maxpool2d NCHW, clamp8, transpose_nd), uint8 and
+// int8, on random shapes and attributes against the ONNX-definition references.
+TEST_P(SystemSimtKernels, Maxpool2dOnnxMatchesReferenceAndGolden) {
+  for (const bool is_signed : {false, true}) {
+    for (int round = 0; round < (sim() ? 2 : 4); ++round) {
+      const MaxPool2dCase mc = maxpool2d_case(rng_, round, is_signed, sim() ? 3000 : 24000);
+      const auto in = random_vector<uint8_t>(rng_, mc.in_size(), 0, 255);
+      const std::vector<uint8_t> want = maxpool2d_ref(in, mc);
+      for (const SimtShape& sh : shapes()) {
+        DeviceKernel k(*dev_, "maxpool2d");
+        const uint32_t in_addr = k.input(in);
+        const uint32_t out_addr = k.output<uint8_t>(want.size(), rng_);
+        k.run(maxpool2d_args(mc, in_addr, out_addr), sh, round == 0 ? want.size() : 0,
+              is_signed ? " (int8 1x8x17x15, 3x3 s2 p1)" : " (uint8 1x8x17x15, 3x3 s2 p1)");
+        expect_same(k.read<uint8_t>(out_addr, want.size()), want,
+                    maxpool2d_name(mc) + " " + shape_name(sh));
+      }
     }
   }
 }
@@ -453,6 +470,42 @@ TEST_P(SystemSimtKernels, SegmentsSharingALineAreBothLoaded) {
   expect_same(simt.read<uint8_t>(16, 16), line, "changed data");
   EXPECT_GT(simt.reload_data(), 0u);
   expect_same(simt.read<uint8_t>(0, 32), want, "after reload_data");
+TEST_P(SystemSimtKernels, Clamp8MatchesReferenceAndGolden) {
+  const uint32_t n = static_cast<uint32_t>(sim() ? rand_int(500, 1500) : rand_int(3000, 6000));
+  const auto in = random_vector<uint8_t>(rng_, n, 0, 255);
+  for (const bool is_signed : {false, true}) {
+    const int32_t tmin = is_signed ? -128 : 0, tmax = is_signed ? 127 : 255;
+    int32_t lo = rand_int(tmin, tmax), hi = rand_int(tmin, tmax);
+    if (lo > hi) std::swap(lo, hi);
+    const std::vector<uint8_t> want = clamp8_ref(in, is_signed, lo, hi);
+    for (const SimtShape& sh : shapes()) {
+      DeviceKernel k(*dev_, "clamp8");
+      const weft_clamp8_args args{n, is_signed ? 1u : 0u, lo, hi, k.input(in),
+                                  k.output<uint8_t>(n, rng_)};
+      k.run(args, sh, n, is_signed ? " (int8)" : " (uint8)");
+      std::ostringstream what;
+      what << "clamp8 " << (is_signed ? "int8" : "uint8") << " [" << lo << ", " << hi << "] "
+           << shape_name(sh);
+      expect_same(k.read<uint8_t>(args.out, n), want, what.str());
+    }
+  }
+}
+
+TEST_P(SystemSimtKernels, TransposeNdMatchesReferenceAndGolden) {
+  for (int round = 0; round < (sim() ? 2 : 4); ++round) {
+    const TransposeNdCase tc = transpose_nd_case(rng_, round, sim() ? 1500 : 6000);
+    const auto in = random_vector<uint8_t>(rng_, tc.size(), 0, 255);
+    const std::vector<uint8_t> want = transpose_nd_ref(in, tc.dims, tc.perm);
+    for (const SimtShape& sh : shapes()) {
+      DeviceKernel k(*dev_, "transpose_nd");
+      const uint32_t in_addr = k.input(in);
+      const uint32_t out_addr = k.output<uint8_t>(want.size(), rng_);
+      k.run(transpose_nd_args(tc, in_addr, out_addr), sh, round == 0 ? want.size() : 0,
+            " (1x16x9x11 NCHW->NHWC)");
+      expect_same(k.read<uint8_t>(out_addr, want.size()), want,
+                  transpose_nd_name(tc) + " " + shape_name(sh));
+    }
+  }
 }
 
 // Launches chained without waiting: each one's input is the previous one's output, and buffers

@@ -117,6 +117,50 @@ struct weft_exit_codes_args {
   uint32_t mul, add;
 };
 WEFT_ARGS_SIZE_CHECK(struct weft_exit_codes_args, 2);
+/* maxpool2d: ONNX MaxPool on a uint8 or int8 NCHW tensor (2-D, any kernel_shape, strides, pads,
+ * dilations; ceil_mode through out_h / out_w):
+ *   out[n][c][oy][ox] = max over ky < kh, kx < kw of in[n][c][iy][ix],
+ *     iy = oy*stride_h - pad_top + ky*dilation_h,  ix = ox*stride_w - pad_left + kx*dilation_w,
+ *   taken only over positions inside the input (0 <= iy < h, 0 <= ix < w): padded positions are
+ *   ignored, never compared. A window with no position inside the input gives the type's lowest
+ *   value (0 or -128), as onnxruntime does. out is [batch][channels][out_h][out_w]; out_h / out_w
+ *   come from the host (floor or ceil mode; the bottom / right pads enter only through them).
+ *   is_signed: 0 = uint8, 1 = int8. kh, kw, stride_*, dilation_* >= 1. */
+struct weft_maxpool2d_args {
+  uint32_t batch, channels, h, w; /* input N, C, H, W */
+  uint32_t kh, kw;
+  uint32_t stride_h, stride_w;
+  uint32_t pad_top, pad_left;
+  uint32_t dilation_h, dilation_w;
+  uint32_t out_h, out_w;
+  uint32_t is_signed;
+  uint32_t in, out; /* bytes: [batch][channels][h][w], [batch][channels][out_h][out_w] */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_maxpool2d_args, 17);
+
+/* clamp8: out[i] = min(max(in[i], lo), hi) on bytes (ONNX Clip / integer Relu), uint8
+ * (is_signed 0; lo, hi in 0..255) or int8 (is_signed 1; lo, hi in -128..127). lo > hi gives hi
+ * everywhere (min after max, as ONNX). In place (in == out) is allowed. */
+struct weft_clamp8_args {
+  uint32_t n;
+  uint32_t is_signed;
+  int32_t lo, hi;
+  uint32_t in, out; /* bytes [n] */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_clamp8_args, 6);
+
+/* transpose_nd: ONNX Transpose of a byte tensor of rank 0..6 (row-major):
+ * out has dims odim[k] = dims[perm[k]] and out[o_0]...[o_{rank-1}] = in[i_0]...[i_{rank-1}] with
+ * i_{perm[k]} = o_k. perm is a permutation of 0..rank-1; dims[k] >= 1; entries at rank and above
+ * are ignored. */
+#define WEFT_TRANSPOSE_ND_MAX_RANK 6
+struct weft_transpose_nd_args {
+  uint32_t rank;
+  uint32_t dims[WEFT_TRANSPOSE_ND_MAX_RANK]; /* input dims */
+  uint32_t perm[WEFT_TRANSPOSE_ND_MAX_RANK]; /* output axis k = input axis perm[k] */
+  uint32_t in, out;                          /* bytes */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_transpose_nd_args, 15);
 
 #undef WEFT_ARGS_SIZE_CHECK
 

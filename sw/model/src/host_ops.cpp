@@ -219,12 +219,8 @@ OnnxTensor add(const OnnxNode& n, const std::vector<const OnnxTensor*>& in) {
   return y;
 }
 
-// 2-D pooling geometry of MaxPool / AveragePool (NCHW).
-struct Pool {
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
-  int64_t pt = 0, pl = 0, pb = 0, pr = 0;
-  int64_t oh = 0, ow = 0;
-};
+}  // namespace
+
 Pool pool_geometry(const OnnxNode& n, const OnnxTensor& x) {
   if (x.dims.size() != 4) fail(n, "unsupported: only 2-D pooling (NCHW input) is supported");
   Pool p;
@@ -270,6 +266,8 @@ Pool pool_geometry(const OnnxNode& n, const OnnxTensor& x) {
   if (p.oh < 1 || p.ow < 1) fail(n, "the output would be empty");
   return p;
 }
+
+namespace {
 
 OnnxTensor pool(const OnnxNode& n, const std::vector<const OnnxTensor*>& in, bool is_max) {
   const OnnxTensor& x = need(n, in, 0);

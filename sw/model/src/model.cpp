@@ -2,9 +2,14 @@
 // running the plan (docs/model-runtime.md, "Lowering" and "Running").
 #include "weft/model.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -12,6 +17,12 @@
 #include "weft/error.hpp"
 #include "weft/onnx_graph.hpp"
 #include "weft/ops.hpp"
+#include "weft/simt.hpp"
+#include "weft_kernel_args.h"
+
+#ifndef WEFT_KERNEL_ELF_DIR
+#define WEFT_KERNEL_ELF_DIR ""
+#endif
 
 namespace weft {
 
@@ -139,6 +150,12 @@ struct Model::Impl {
   };
   std::map<std::string, Resident> on_device;  // this run's resident values
   std::vector<DeviceActivation> free_buffers;
+  // SIMT steps: the nodes made by folding (stable addresses), the core and its loaded kernel.
+  std::deque<OnnxNode> synthetic;
+  std::unique_ptr<Simt> simt;
+  std::string simt_loaded;
+  std::string kernel_path(const std::string& kernel) const;
+  void run_simt_maxpool(const Step& s, Values& v, LayerReport& r);
 
   void lower();
   void plan_memory();
@@ -327,6 +344,28 @@ void Model::Impl::lower() {
       if (!match_qdq(g, u, n, &s.t, &why)) bad_node(g.path, n, "unsupported: " + why);
       s.where = Placement::kTensorUnit;
       for (size_t i = 1; i < s.t.folded.size(); ++i) folded.insert(s.t.folded[i]);
+    } else if (n.op_type == "MaxPool" && n.domain.empty() && model::host_op_supported(n, nullptr)) {
+      // DequantizeLinear -> MaxPool -> QuantizeLinear with the same scale and zero point is the
+      // integer MaxPool (Q(DQ(v)) = v and both are monotonic), as onnxruntime runs it.
+      const OnnxNode* dq = producer_of(g, u, input(n, 0), "DequantizeLinear");
+      const OnnxNode* q = sole_consumer(g, u, n.outputs.at(0));
+      auto same_const = [&](const std::string& a, const std::string& b) {
+        if (a.empty() || b.empty() || !g.constants.count(a) || !g.constants.count(b)) return false;
+        const OnnxTensor &ta = g.constants.at(a), &tb = g.constants.at(b);
+        return ta.elem_type == tb.elem_type && ta.ints == tb.ints && ta.floats == tb.floats && ta.size() == 1;
+      };
+      s.where = Placement::kHost;
+      if (dq && q && q->op_type == "QuantizeLinear" && q->domain.empty() && sole_consumer(g, u, dq->outputs.at(0)) == &n &&
+          same_const(input(*dq, 1), input(*q, 1)) && same_const(input(*dq, 2), input(*q, 2))) {
+        OnnxNode m = n;
+        m.inputs = {dq->inputs.at(0)};
+        m.outputs = {q->outputs.at(0)};
+        synthetic.push_back(std::move(m));
+        s.node = &synthetic.back();
+        folded.insert(q->name);
+        s.note = "DequantizeLinear -> MaxPool -> QuantizeLinear as an integer MaxPool";
+      }
+      s.where = Placement::kSimt;  // integer inputs; a float MaxPool runs on the host (run_step)
     } else {
       std::string why;
       if (!model::host_op_supported(n, &why)) {
@@ -884,6 +923,83 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
   release(t.x, index);
 }
 
+std::string Model::Impl::kernel_path(const std::string& kernel) const {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> dirs;
+  if (!opt.kernel_dir.empty()) dirs.push_back(opt.kernel_dir);
+  if (const char* env = std::getenv("WEFT_KERNEL_DIR")) dirs.push_back(env);
+  char exe[4096];
+  const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len > 0) dirs.push_back(fs::path(std::string(exe, size_t(len))).parent_path() / ".." / "share" / "weft" / "kernels");
+  if (*WEFT_KERNEL_ELF_DIR) dirs.push_back(WEFT_KERNEL_ELF_DIR);
+  for (const fs::path& d : dirs) {
+    const fs::path p = d / (kernel + ".elf");
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  return "";
+}
+
+// An integer MaxPool on the SIMT core (sw/kernels/src/maxpool2d.c), as many planes per launch as
+// the data memory holds. Returns after placing the result in `v`; falls back to the host (and
+// says why in the report) when the device has no SIMT core or the kernel is not found.
+void Model::Impl::run_simt_maxpool(const Step& s, Values& v, LayerReport& r) {
+  const OnnxNode& n = *s.node;
+  const std::string who = g.path + ": node " + n.name + " (MaxPool)";
+  const OnnxTensor& x = get(v, n.inputs.at(0), who);
+  const model::Pool p = model::pool_geometry(n, x);
+  const std::string elf = kernel_path("maxpool2d");
+  std::string why;
+  if (!dev->caps().has_simt()) why = "the device has no SIMT core";
+  else if (elf.empty()) why = "maxpool2d.elf not found (ModelOptions::kernel_dir, WEFT_KERNEL_DIR)";
+  if (!why.empty()) {
+    r.where = Placement::kHost;
+    r.note += std::string(r.note.empty() ? "" : "; ") + why;
+    std::vector<const OnnxTensor*> in{&x};
+    v[n.outputs.at(0)] = model::run_host_op(n, in, g.opset).at(0);
+    return;
+  }
+  if (!simt) simt = std::make_unique<Simt>(*dev);
+  if (simt_loaded != elf) {
+    simt->load(SimtImage::from_file(elf));
+    simt_loaded = elf;
+  }
+  const int64_t nb = x.dims[0], c = x.dims[1], h = x.dims[2], w = x.dims[3];
+  const int64_t planes = nb * c, in_plane = h * w, out_plane = p.oh * p.ow;
+  const uint64_t room = simt->heap_end() - simt->heap_begin();
+  const uint64_t per_plane = uint64_t((in_plane + 15) / 16 * 16 + (out_plane + 15) / 16 * 16);
+  const int64_t chunk = std::max<int64_t>(1, int64_t((room > 256 ? room - 256 : 0) / per_plane));
+  if (per_plane + 256 > room) throw Error(Errc::kBadModel, who + ": unsupported: a plane of " + std::to_string(in_plane) + " bytes does not fit the SIMT data memory");
+  OnnxTensor y;
+  y.elem_type = x.elem_type;
+  y.dims = {nb, c, p.oh, p.ow};
+  y.ints.reserve(size_t(planes * out_plane));
+  const Capabilities& cap = dev->caps();
+  uint64_t host = 0;
+  for (int64_t first = 0; first < planes; first += chunk) {
+    const int64_t count = std::min(chunk, planes - first);
+    simt->free_all();
+    std::vector<uint8_t> bytes(size_t(count * in_plane));
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = uint8_t(x.ints[size_t(first * in_plane) + i]);
+    weft_maxpool2d_args a{};
+    a.batch = 1, a.channels = uint32_t(count), a.h = uint32_t(h), a.w = uint32_t(w);
+    a.kh = uint32_t(p.kh), a.kw = uint32_t(p.kw), a.stride_h = uint32_t(p.sh), a.stride_w = uint32_t(p.sw);
+    a.pad_top = uint32_t(p.pt), a.pad_left = uint32_t(p.pl), a.dilation_h = uint32_t(p.dh), a.dilation_w = uint32_t(p.dw);
+    a.out_h = uint32_t(p.oh), a.out_w = uint32_t(p.ow), a.is_signed = x.elem_type == kOnnxInt8;
+    a.in = simt->put(bytes);
+    a.out = simt->alloc(size_t(count * out_plane));
+    const SimtReport rep = simt->launch({cap.simt_warps, cap.simt_threads}, simt->put_args(a), 0, 0, opt.timeout);
+    const std::vector<uint8_t> out = simt->read<uint8_t>(a.out, size_t(count * out_plane), opt.timeout);
+    for (uint8_t b : out) y.ints.push_back(x.elem_type == kOnnxInt8 ? int64_t(int8_t(b)) : int64_t(b));
+    r.cycles += rep.cycles;
+    host += bytes.size() + out.size();
+  }
+  r.host_bytes = host;
+  r.where = Placement::kSimt;
+  r.shape = dims_string(x.dims) + " -> " + dims_string(y.dims) + ", k" + std::to_string(p.kh) + "x" + std::to_string(p.kw) + " s" + std::to_string(p.sh);
+  v[n.outputs.at(0)] = std::move(y);
+}
+
 void Model::Impl::run_step(const Step& s, Values& v, LayerReport& r) {
   r.node = s.node->name;
   r.where = s.where;
@@ -895,6 +1011,12 @@ void Model::Impl::run_step(const Step& s, Values& v, LayerReport& r) {
   }
   r.op = s.node->op_type;
   const std::string who = g.path + ": node " + s.node->name + " (" + s.node->op_type + ")";
+  if (s.where == Placement::kSimt) {
+    const OnnxTensor& x = get(v, s.node->inputs.at(0), who);
+    if (x.elem_type == kOnnxUint8 || x.elem_type == kOnnxInt8) return run_simt_maxpool(s, v, r);
+    r.where = Placement::kHost;
+    r.note = "a float MaxPool: the SIMT core has no FPU";
+  }
   std::vector<const OnnxTensor*> in;
   for (const auto& name : s.node->inputs) in.push_back(name.empty() ? nullptr : &get(v, name, who));
   std::vector<OnnxTensor> out;

@@ -46,6 +46,10 @@ struct LayerReport {
 
 struct ModelOptions {
   Timeout timeout;  // per device operation
+  // Where the SIMT kernel ELFs (sw/kernels: maxpool2d.elf, ...) are. Empty: $WEFT_KERNEL_DIR,
+  // else <directory of the executable>/../share/weft/kernels (the install layout), else the
+  // build tree's. Without them (or without a SIMT core) those operators run on the host.
+  std::string kernel_dir;
 };
 
 class Model {

@@ -459,6 +459,30 @@ TEST(DeviceConvTiling, OtherConfigurationsAndSchedulePaths) {
   }
 }
 
+// A 3-channel network input: im2col on the host (golden::im2col), written as an activation of
+// kh*kw*c_in channels, and a 1x1 conv with the same OHWI filter bytes ([c_out][1][1][kh*kw*c_in]
+// is the same memory) gives the 3x3 convolution's output, whose border serves the next layer.
+TEST_P(DeviceConv, FirstLayerThroughHostIm2colAnd1x1) {
+  const weft::Conv2dShape s = shape(1, 9, 8, 3, 3, 24, 1, 1);
+  const weft::Operand it{false, rand_int(0, 255)}, wt{true, rand_int(-4, 4)};
+  const auto stage = rand_stage(weft::StoreMode::kOnnx, s.c_out, 27, false);
+  const auto in = rand_bytes(size_t(s.h) * s.w * s.c_in), f = rand_bytes(size_t(s.c_out) * 27);
+  g::Conv2dShape gs;
+  gs.h = s.h, gs.w = s.w, gs.c_in = s.c_in, gs.kh = s.kh, gs.kw = s.kw, gs.c_out = s.c_out,
+  gs.pad_top = gs.pad_left = gs.pad_bottom = gs.pad_right = 1;
+  std::vector<int32_t> raw(in.begin(), in.end());  // bytes as values: im2col only moves them
+  const auto cols = g::im2col(raw, gs, it.zero_point);
+  const std::vector<uint8_t> colb(cols.begin(), cols.end());
+  const weft::Conv2dShape s1 = shape(1, s.out_h(), s.out_w(), 27, 1, s.c_out, 1, 0);
+  const auto pc = weft::pack_conv(*dev_, s1, f, wt, stage);
+  auto x = weft::alloc_activation(*dev_, 1, s1.h, s1.w, 27, it);
+  const uint64_t written = weft::write_activation(x, colb);
+  EXPECT_EQ(written, uint64_t(s1.h) * s1.w * 2 * 16);  // two 16-channel blocks per pixel
+  auto y = weft::alloc_conv_output(*dev_, pc, x, {1, 1, 1, 1});
+  weft::conv2d(*dev_, pc, x, y);
+  expect_equal(weft::read_activation(y), golden_conv(s, in, it, f, wt, stage));
+}
+
 TEST(OnnxOutputScale, MatchesOnnxruntimeOrder) {
   for (float xs : {0.02f, 0.0078125f, 1.3f, 3e-5f}) {
     for (float ws : {0.003f, 0.5f, 7.1e-3f}) {

@@ -25,7 +25,7 @@ using weft::tb::system::backends;
 namespace g = weft::golden;
 
 class DeviceConv : public weft::tb::system::DeviceTest {
- protected:
+ public:  // the static helpers serve DeviceConvTiling too
   std::vector<uint8_t> rand_bytes(size_t n) {
     std::vector<uint8_t> v(n);
     for (auto& b : v) b = static_cast<uint8_t>(rng_());
@@ -174,6 +174,8 @@ TEST_P(DeviceConv, ShapesBitExactWithWeightsReused) {
     s = shape(1, 8, 8, 5, 3, 7, 1, 2);  // dilation 2
     s.dilation_h = s.dilation_w = 2;
     shapes.push_back(s);
+    // Two k-chunks (A streamed per COMPUTE), W streamed, five strips (parameters per tile).
+    shapes.push_back(shape(1, 4, 5, 176, 3, 69, 1, 1));
     s = shape(1, 20, 19, 16, 3, 33, 1, 1);  // more rows than one chunk, three strips
     if (!sim()) shapes.push_back(s);
   }
@@ -377,6 +379,108 @@ TEST_P(DeviceConv, PerChannelWeightZeroPointsAreExact) {
                                   rand_stage(weft::StoreMode::kOnnx, 4, 4, true), same);
   EXPECT_FALSE(pc.zp_buf.valid());
   EXPECT_EQ(pc.w.zero_point, 7);
+}
+
+// The schedule's paths on other device configurations (ref:// with random engine order, so a
+// missing dependency shows): several k-chunks, W streamed per COMPUTE, more than four strips
+// (parameters per tile), rows longer than a chunk (row pieces), flat 1x1 convolutions, strides
+// with dilations, per-channel weight zero points; arrays that are not square or whose rows do
+// not fit a line are refused with kUnsupported.
+TEST(DeviceConvTiling, OtherConfigurationsAndSchedulePaths) {
+  auto rng = weft::tb::make_rng();
+  auto rnd = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto bytes = [&](size_t n) {
+    std::vector<uint8_t> v(n);
+    for (auto& b : v) b = static_cast<uint8_t>(rng());
+    return v;
+  };
+  const char* configs[] = {"",         "array=8x8",         "acc=64",     "spad=2048&banks=2",
+                           "spad=4096&banks=1", "inflight=4", "array=2x2&acc=16&spad=256&banks=2",
+                           "array=4x8", "array=32x32"};
+  for (const char* cfg : configs) {
+    const std::string uri =
+        std::string("ref://?sched=random&seed=") + std::to_string(rnd(1, 1 << 30)) + "&" + cfg;
+    SCOPED_TRACE(uri);
+    weft::Device dev = weft::Device::open(uri);
+    const int R = int(dev.caps().rows), C = int(dev.caps().cols);
+    if (R != C || dev.caps().bus_bytes < dev.caps().rows) {
+      try {
+        weft::alloc_activation(dev, 1, 2, 2, 3, {});
+        ADD_FAILURE() << "no error on a " << R << "x" << C << " array";
+      } catch (const weft::Error& e) {
+        EXPECT_EQ(e.code(), Errc::kUnsupported) << e.what();
+        EXPECT_NE(std::string(e.what()).find("host-span"), std::string::npos) << e.what();
+      }
+      continue;
+    }
+    std::vector<weft::Conv2dShape> shapes;
+    shapes.push_back(shape(1, 5, 6, 11 * R, 3, 3 * C + 5, 1, 1));  // several k-chunks, W streamed
+    shapes.push_back(shape(1, 20, 31, R + 3, 1, 5 * C + 1, 1, 0));  // flat, row pieces, 6 strips
+    weft::Conv2dShape s = shape(2, 9, 40, 2 * R, 3, C, 2, 2);       // stride 2, dilation 2
+    s.dilation_h = s.dilation_w = 2;
+    shapes.push_back(s);
+    shapes.push_back(shape(1, 2, 300, R, 3, C / 2 + 1, 1, 1));  // rows longer than a chunk
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const auto& sh = shapes[i];
+      SCOPED_TRACE(describe(sh));
+      const weft::Operand it{true, rnd(-10, 10)}, wt{false, rnd(0, 255)};
+      const int k = sh.kh * sh.kw * sh.c_in;
+      weft::OutputStage o;
+      o.mode = weft::StoreMode::kTfliteSingle;
+      o.type = weft::OutputType::kInt8;
+      o.zero_point = rnd(-5, 5);
+      for (int c = 0; c < sh.c_out; ++c) {
+        int32_t mult;
+        int shift;
+        g::quantize_multiplier(1.0 / (40.0 * std::sqrt(double(k)) * rnd(1, 4)), &mult, &shift);
+        o.bias.push_back(rnd(-2000, 2000));
+        o.multiplier.push_back(mult);
+        o.shift.push_back(shift);
+        o.scale.push_back(0);
+      }
+      std::vector<int32_t> zps;
+      if (i % 2 == 1) {
+        for (int c = 0; c < sh.c_out; ++c) zps.push_back(rnd(0, 255));
+      }
+      const auto f = bytes(size_t(sh.c_out) * k);
+      const auto pc = weft::pack_conv(dev, sh, f, wt, o, zps);
+      const auto in = bytes(size_t(sh.n) * sh.h * sh.w * sh.c_in);
+      auto x = weft::alloc_activation(dev, sh.n, sh.h, sh.w, sh.c_in, it,
+                                      DeviceConv::border_of(sh));
+      weft::write_activation(x, in);
+      auto y = weft::alloc_conv_output(dev, pc, x, {0, i % 2 ? 0 : 2, 1, 0});
+      const auto st = weft::conv2d(dev, pc, x, y);
+      SCOPED_TRACE(st.schedule);
+      weft::tb::verbose_printf("%s %s: %s\n", uri.c_str(), describe(sh).c_str(),
+                               st.schedule.c_str());
+      DeviceConv::expect_equal(weft::read_activation(y),
+                               DeviceConv::golden_conv(sh, in, it, f, wt, o, zps));
+    }
+  }
+}
+
+// A 3-channel network input: im2col on the host (golden::im2col), written as an activation of
+// kh*kw*c_in channels, and a 1x1 conv with the same OHWI filter bytes ([c_out][1][1][kh*kw*c_in]
+// is the same memory) gives the 3x3 convolution's output, whose border serves the next layer.
+TEST_P(DeviceConv, FirstLayerThroughHostIm2colAnd1x1) {
+  const weft::Conv2dShape s = shape(1, 9, 8, 3, 3, 24, 1, 1);
+  const weft::Operand it{false, rand_int(0, 255)}, wt{true, rand_int(-4, 4)};
+  const auto stage = rand_stage(weft::StoreMode::kOnnx, s.c_out, 27, false);
+  const auto in = rand_bytes(size_t(s.h) * s.w * s.c_in), f = rand_bytes(size_t(s.c_out) * 27);
+  g::Conv2dShape gs;
+  gs.h = s.h, gs.w = s.w, gs.c_in = s.c_in, gs.kh = s.kh, gs.kw = s.kw, gs.c_out = s.c_out,
+  gs.pad_top = gs.pad_left = gs.pad_bottom = gs.pad_right = 1;
+  std::vector<int32_t> raw(in.begin(), in.end());  // bytes as values: im2col only moves them
+  const auto cols = g::im2col(raw, gs, it.zero_point);
+  const std::vector<uint8_t> colb(cols.begin(), cols.end());
+  const weft::Conv2dShape s1 = shape(1, s.out_h(), s.out_w(), 27, 1, s.c_out, 1, 0);
+  const auto pc = weft::pack_conv(*dev_, s1, f, wt, stage);
+  auto x = weft::alloc_activation(*dev_, 1, s1.h, s1.w, 27, it);
+  const uint64_t written = weft::write_activation(x, colb);
+  EXPECT_EQ(written, uint64_t(s1.h) * s1.w * 2 * 16);  // two 16-channel blocks per pixel
+  auto y = weft::alloc_conv_output(*dev_, pc, x, {1, 1, 1, 1});
+  weft::conv2d(*dev_, pc, x, y);
+  expect_equal(weft::read_activation(y), golden_conv(s, in, it, f, wt, stage));
 }
 
 TEST(OnnxOutputScale, MatchesOnnxruntimeOrder) {

@@ -391,21 +391,44 @@ OpStats conv2d(Device& dev, const PackedConv& p, const DeviceActivation& in,
   }
 
   // Steps: chunk-major, strips, k-chunks. Tile q = (chunk, strip) accumulates in bank q % 2.
+  // Fine start (one k-chunk, W resident): the first tile is split into pieces of a few k-tiles,
+  // each with its own A and W loads, so the array starts after the first piece arrives instead
+  // of after the whole first chunk's A and the whole W.
   struct Step {
     size_t chunk;
     uint32_t strip, t0, nt;
     size_t tile;
   };
   std::vector<Step> steps;
+  const bool fine = nk == 1 && w_res && chunks.size() * S > 1 && T > 2;
+  const uint32_t piece = uint32_t(std::max<uint64_t>(2, ceil_div(T, 16)));
+  // With two strips or more, the first two tiles' pieces are interleaved (tile 0 piece 0, tile 1
+  // piece 0, tile 0 piece 1, ...): each piece of A then feeds two COMPUTEs, so the start is not
+  // bound by the bus while chunk 0's A arrives (as gemm's fine start, docs/driver.md).
+  const bool interleave = fine && S >= 2;
   for (size_t c = 0; c < chunks.size(); ++c) {
     for (uint32_t st = 0; st < S; ++st) {
+      if (fine && c == 0 && st < (interleave ? 2u : 1u)) {
+        if (st == 1) continue;  // interleaved with strip 0
+        for (uint32_t t = 0; t < T; t += piece) {
+          const uint32_t nt = std::min<uint32_t>(piece, uint32_t(T) - t);
+          steps.push_back({c, 0, t, nt, 0});
+          if (interleave) steps.push_back({c, 1, t, nt, 1});
+        }
+        continue;
+      }
       for (uint64_t j = 0; j < nk; ++j) {
         const uint32_t t0 = uint32_t(j * kc), nt = uint32_t(std::min<uint64_t>(kc, T - j * kc));
         steps.push_back({c, st, t0, nt, c * S + st});
       }
     }
   }
-  const uint64_t steps_per_chunk = S * nk;
+  const size_t tiles = chunks.size() * S;
+  std::vector<size_t> tile_last(tiles, 0), chunk_first(chunks.size() + 1, steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    tile_last[steps[i].tile] = i;
+    chunk_first[steps[i].chunk] = std::min(chunk_first[steps[i].chunk], i);
+  }
   auto tile_lines = [&](const Chunk& ch) { return uint64_t(ch.nr) * ch.nc * sw; };
   auto a_buf_of_chunk = [&](size_t c) { return uint32_t((c % 2) * a_cap); };
 
@@ -474,39 +497,45 @@ OpStats conv2d(Device& dev, const PackedConv& p, const DeviceActivation& in,
     const uint32_t strip = uint32_t(tile % S);
     return uint32_t(p_lo + (p_res ? strip : tile % kParamBufs) * C);
   };
+  // Resident A (one k-chunk): which (chunk, tile) loads go with which step's loads. Chunk 0's
+  // with the steps of its first strip (pieces under fine start); chunk c+1's spread over the
+  // later steps of chunk c (into the other A buffer, while chunk c computes).
+  std::vector<std::vector<std::pair<size_t, uint32_t>>> a_at(steps.size());
+  if (nk == 1) {
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (steps[i].tile != 0) continue;
+      for (uint32_t t = steps[i].t0; t < steps[i].t0 + steps[i].nt; ++t) a_at[i].push_back({0, t});
+    }
+    for (size_t c = 0; c + 1 < chunks.size(); ++c) {
+      const size_t hi = chunk_first[c + 1];
+      // Never during the bus-heavy start (the first tile's pieces, or the interleaved two).
+      size_t lo = (c == 0 ? tile_last[interleave ? 1 : 0] : chunk_first[c]) + 1;
+      if (lo > hi) lo = hi;
+      const uint64_t slots = hi - lo + 1;
+      for (uint64_t t = 0; t < T; ++t) a_at[lo + t * slots / T].push_back({c + 1, uint32_t(t)});
+    }
+  }
   auto emit_loads = [&](size_t i) {
     const Step& st = steps[i];
     const Chunk& ch = chunks[st.chunk];
-    const bool tile_first = st.t0 == 0;
+    const bool tile_first = i == 0 || steps[i - 1].tile != st.tile;
     if (i == 0) {
-      if (w_res) emit_w(0, S * T * R, w_lo);
       if (p_res) emit_params(0, uint32_t(S), p_lo);
       if (p_res && zpc) emit_zp(0, uint32_t(S), z_lo);
     }
-    if (!w_res) emit_w((uint64_t(st.strip) * T + st.t0) * R, uint64_t(st.nt) * R, w_spad(i));
+    // W: resident, loaded by the steps of chunk 0 (each its own lines); else per step.
+    if (!w_res || st.chunk == 0) {
+      emit_w((uint64_t(st.strip) * T + st.t0) * R, uint64_t(st.nt) * R, w_spad(i));
+    }
     if (!p_res && tile_first) emit_params(st.strip, 1, p_spad(st.tile));
     if (!p_res && tile_first && zpc) emit_zp(st.strip, 1, z_spad(st.tile));
     if (nk > 1) {
       for (uint32_t t = 0; t < st.nt; ++t) {
         emit_a(ch, st.t0 + t, a_spad(i) + uint32_t(t * tile_lines(ch)));
       }
-    } else {
-      // Resident A per chunk: chunk 0's with step 0; chunk c+1's spread over the steps of chunk
-      // c (emitted before their COMPUTEs, into the other A buffer).
-      auto load_tiles = [&](size_t c, uint64_t t_lo, uint64_t t_hi) {
-        for (uint64_t t = t_lo; t < t_hi; ++t) {
-          emit_a(chunks[c], uint32_t(t), a_buf_of_chunk(c) + uint32_t(t * tile_lines(chunks[c])));
-        }
-      };
-      if (i == 0) load_tiles(0, 0, T);
-      // Step i (i >= 1) carries the part j = i - f - 1 of chunk c + 1, f the first step of c.
-      if (i >= 1) {
-        const size_t c = (i - 1) / steps_per_chunk;
-        const uint64_t j = (i - 1) % steps_per_chunk;
-        if (c + 1 < chunks.size()) {
-          load_tiles(c + 1, j * T / steps_per_chunk, (j + 1) * T / steps_per_chunk);
-        }
-      }
+    }
+    for (const auto& [c, t] : a_at[i]) {
+      emit_a(chunks[c], t, a_buf_of_chunk(c) + uint32_t(t * tile_lines(chunks[c])));
     }
   };
   const OutputStage& o = p.out;
@@ -580,12 +609,10 @@ OpStats conv2d(Device& dev, const PackedConv& p, const DeviceActivation& in,
   };
   emit_loads(0);
   size_t stored = 0;
-  auto last_step_of_tile = [&](size_t tile) { return (tile + 1) * nk - 1; };
-  const size_t tiles = chunks.size() * S;
   for (size_t i = 0; i < steps.size(); ++i) {
     if (i + 1 < steps.size()) emit_loads(i + 1);
     emit_compute(i);
-    while (stored < tiles && last_step_of_tile(stored) < i) emit_store(stored++);
+    while (stored < tiles && tile_last[stored] < i) emit_store(stored++);
   }
   while (stored < tiles) emit_store(stored++);
   const std::vector<Descriptor>& prog = sch.program();
@@ -605,7 +632,11 @@ OpStats conv2d(Device& dev, const PackedConv& p, const DeviceActivation& in,
                 " channel block(s)) in " + std::to_string(nk) + " k-chunk(s), " +
                 std::to_string(S) + " strip(s), W " + (w_res ? "resident" : "streamed") + ", A " +
                 (nk == 1 ? "resident per chunk" : "streamed per step") +
-                (zpc ? ", per-channel W zero points (second pass)" : "") + ", " +
+                (zpc ? ", per-channel W zero points (second pass)" : "") +
+                (fine ? std::string(interleave ? ", first two tiles interleaved" : ", first tile") +
+                            " in pieces of " + std::to_string(piece) + " k-tiles"
+                      : "") +
+                ", " +
                 std::to_string(steps.size()) + " COMPUTEs, " + std::to_string(dma_planned) +
                 " operand/result DMA bytes" +
                 (sch.wait_flags_used()

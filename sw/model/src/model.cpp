@@ -161,8 +161,8 @@ struct Model::Impl {
   void plan_memory();
   void run_tensor_op(const Step& s, Values& v, LayerReport& r);
   bool run_resident(size_t index, const Conv2dShape& cs, const std::vector<uint8_t>& filter_ohwi,
-                    const GemmOptions& opt, const OnnxTensor& x, const MatGeometry& mg, Values& v,
-                    LayerReport& r);
+                    const GemmOptions& opt, const std::vector<int32_t>& channel_zps,
+                    const OnnxTensor& x, const MatGeometry& mg, Values& v, LayerReport& r);
   void run_step(const Step& s, Values& v, LayerReport& r);
   Border border_for(const std::string& value, int h, int w, const Values& v) const;
   DeviceActivation take_buffer(int n, int h, int w, int c, Operand type, Border border);
@@ -569,8 +569,8 @@ void Model::Impl::materialize(const std::string& value, Values& v) {
 // host-packed path).
 bool Model::Impl::run_resident(size_t index, const Conv2dShape& cs,
                                const std::vector<uint8_t>& filter_ohwi, const GemmOptions& opt,
-                               const OnnxTensor& x, const MatGeometry& mg, Values& v,
-                               LayerReport& r) {
+                               const std::vector<int32_t>& channel_zps, const OnnxTensor& x,
+                               const MatGeometry& mg, Values& v, LayerReport& r) {
   const TensorOp& t = steps[index].t;
   const Capabilities& cap = dev->caps();
   if (cap.rows != cap.cols || cap.bus_bytes < cap.rows) return false;
@@ -583,7 +583,7 @@ bool Model::Impl::run_resident(size_t index, const Conv2dShape& cs,
            a.pad_left == cs.pad_left && a.pad_bottom == cs.pad_bottom && a.pad_right == cs.pad_right;
   };
   if (pk == packed.end() || !constant_w || !same_shape(pk->second.shape)) {
-    PackedConv p = pack_conv(*dev, cs, filter_ohwi, opt.w, opt.out);
+    PackedConv p = pack_conv(*dev, cs, filter_ohwi, opt.w, opt.out, channel_zps);
     host += p.host_bytes_written;
     r.note = constant_w ? "weights packed into device memory at the first run, kept" : "weights are a graph input: packed each run";
     pk = packed.insert_or_assign(index, std::move(p)).first;
@@ -763,7 +763,9 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
     // x_scale * w_scale / y_scale in float32, in onnxruntime's order.
     for (int64_t j = 0; j < N; ++j) scale.push_back(onnx_output_scale(xs, ws[ws.size() == 1 ? 0 : j], ys));
   }
-  const bool device_requant = !t.int32_out && !corrected;
+  // Per-channel weight zero points: the resident path takes them (pack_conv's second pass); the
+  // host-packed path needs the exact correction below.
+  const bool device_requant = !t.int32_out && !row_zp;
   if (device_requant) {
     opt.out.mode = StoreMode::kOnnx;
     opt.out.bias = bias;
@@ -777,6 +779,7 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
 
   // The device-resident path (implicit GEMM, packed weights, activations left on the device).
   if (device_requant && !mg.batched_w) {
+    opt.w.zero_point = wz.v[0];
     Conv2dShape dcs = cs;
     std::vector<uint8_t> filter(size_t(N * K));
     if (t.conv) {
@@ -792,8 +795,17 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
         for (int64_t k = 0; k < K; ++k)
           filter[size_t(j * K + k)] = uint8_t(t.transpose_w ? w.ints[size_t(j * K + k)] : w.ints[size_t(k * N + j)]);
     }
-    if (run_resident(index, dcs, filter, opt, x, mg, v, r)) return;
+    std::vector<int32_t> channel_zps;
+    if (col_zp) channel_zps = wz.v;
+    if (run_resident(index, dcs, filter, opt, channel_zps, x, mg, v, r)) return;
   }
+  if (device_requant && col_zp) {
+    // Back to the exact correction on the host.
+    opt.w.zero_point = 0;
+    opt.out = OutputStage{};
+    opt.out.mode = StoreMode::kInt32;
+  }
+  const bool packed_requant = device_requant && !corrected;  // the host-packed path's 8-bit out
   materialize(t.x, v);
   const OnnxTensor& xh = get(v, t.x, who);
 
@@ -832,7 +844,7 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
           w_bytes[size_t(k * n_dev + j)] = uint8_t(t.transpose_w ? w.ints[wbase + size_t(j * K + k)] : w.ints[wbase + size_t(k * N + j)]);
     }
     OpStats st;
-    if (device_requant) {
+    if (packed_requant) {
       std::vector<uint8_t> out(size_t(rows * N));
       st = t.conv ? conv2d(*dev, cs, a_bytes, w_bytes, out, opt)
                   : gemm(*dev, int(rows), int(N), int(K), a_bytes, w_bytes, out, opt);
@@ -848,7 +860,7 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
         if (corrected) row_sum[size_t(b * rows + m)] = out[size_t(m * n_dev + N)];
       }
     }
-    const GemmFootprint fp = gemm_footprint(dev->caps(), uint64_t(rows), uint64_t(n_dev), uint64_t(K), !device_requant);
+    const GemmFootprint fp = gemm_footprint(dev->caps(), uint64_t(rows), uint64_t(n_dev), uint64_t(K), !packed_requant);
     host_bytes += fp.total();
     total.perf.c.cycles += st.perf.c.cycles;
     total.perf.c.macs += st.perf.c.macs;

@@ -18,6 +18,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <random>
+#include <typeinfo>
+#include <unistd.h>
+
+#include "weft/tb/options.hpp"
 
 #include "node_tests.hpp"
 #include "weft/golden/onnx_exec.hpp"
@@ -132,6 +137,53 @@ TEST_P(Corpus, EveryModelMatchesOnnxruntimeAndTheGoldenExecutor) {
               GetParam().c_str(), tried, unsupported, golden_exact, exact_vs_ort, float_op_models, float_op_elements, u8s8, u8s8_differing);
   for (const auto& [why, k] : unsupported_why) std::printf("  unsupported x%d: %s...\n", k, why.c_str());
   EXPECT_GE(exact_vs_ort, sim ? 20 : 150);
+}
+
+// Damaged copies of corpus models (truncated, bytes changed) through Model::load and run on
+// ref://: each either runs or ends in a weft::Error (BAD_MODEL, BAD_ARGUMENT, ...): never a crash,
+// an abort or another exception. Seed printed; WEFT_SEED repeats it.
+TEST(CorpusDamaged, DamagedModelsThroughTheRuntimeEndInAnErrorOrARun) {
+  const fs::path dir = WEFT_ONNX_MODEL_DIR;
+  const std::vector<Case> cases = read_index(dir);
+  ASSERT_GE(cases.size(), 100u);
+  std::mt19937_64 rng = weft::tb::make_rng();
+  weft::Device dev = weft::Device::open("ref://");
+  const fs::path tmp = fs::path(testing::TempDir()) / ("weft_damaged_" + std::to_string(getpid()) + ".onnx");
+  int tried = 0, ran = 0, refused = 0;
+  std::map<std::string, int> codes;
+  for (size_t m = 0; m < 100; ++m) {
+    const Case& c = cases[m * cases.size() / 100];
+    std::ifstream f(dir / c.name / "model.onnx", std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+    const weft::OnnxGraph g = weft::load_onnx_graph((dir / c.name / "model.onnx").string());
+    const auto sets = weft::test::data_sets(dir / c.name, g);
+    for (int t = 0; t < 8; ++t) {
+      std::string b = bytes;
+      if (t < 3) {
+        b = bytes.substr(0, rng() % bytes.size());
+      } else {
+        const int flips = 1 + int(rng() % 6);
+        for (int k = 0; k < flips; ++k) b[rng() % b.size()] = char(rng());
+      }
+      std::ofstream(tmp, std::ios::binary).write(b.data(), std::streamsize(b.size()));
+      ++tried;
+      try {
+        weft::Model model = weft::Model::load(dev, tmp.string());
+        model.run(sets.at(0).inputs);
+        ++ran;
+      } catch (const weft::Error& e) {
+        ++refused;
+        codes[std::string(weft::errc_name(e.code()))]++;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << c.name << " mutation " << t << ": " << typeid(e).name() << ": " << e.what();
+      }
+    }
+  }
+  fs::remove(tmp);
+  std::printf("%d damaged corpus models through the runtime: %d ran, %d refused (", tried, ran, refused);
+  for (const auto& [code, k] : codes) std::printf(" %s %d", code.c_str(), k);
+  std::printf(" )\n");
+  EXPECT_EQ(tried, 800);
 }
 
 std::vector<std::string> devices() {

@@ -382,7 +382,7 @@ void Model::Impl::lower() {
     if (s.where == Placement::kTensorUnit && s.t.conv) {
       if (s.t.group != 1) bad_node(g.path, n, "unsupported: group = " + std::to_string(s.t.group) + " (only group = 1 convolutions run on the tensor unit)");
       for (int64_t d : s.t.dilations) {
-        if (d != 1) bad_node(g.path, n, "unsupported: dilations other than 1");
+        if (d < 1) bad_node(g.path, n, "dilations must be >= 1");
       }
       if (s.t.strides.size() != 2 || s.t.pads.size() != 4 || s.t.dilations.size() != 2) {
         bad_node(g.path, n, "unsupported: only 2-D convolutions (strides 2, pads 4 values)");
@@ -528,7 +528,8 @@ Border Model::Impl::border_for(const std::string& value, int h, int w, const Val
     if (steps[r].where != Placement::kTensorUnit || !t.conv || t.x != value) continue;
     const auto w_it = v.find(t.w);
     if (w_it == v.end() || w_it->second.dims.size() != 4) continue;
-    b = max_border(b, conv_pads(t, h, w, int(w_it->second.dims[2]), int(w_it->second.dims[3])));
+    const int dh = t.dilations.size() == 2 ? int(t.dilations[0]) : 1, dw = t.dilations.size() == 2 ? int(t.dilations[1]) : 1;
+    b = max_border(b, conv_pads(t, h, w, (int(w_it->second.dims[2]) - 1) * dh + 1, (int(w_it->second.dims[3]) - 1) * dw + 1));
   }
   return b;
 }
@@ -580,7 +581,8 @@ bool Model::Impl::run_resident(size_t index, const Conv2dShape& cs,
   auto same_shape = [&](const Conv2dShape& a) {
     return a.c_in == cs.c_in && a.c_out == cs.c_out && a.kh == cs.kh && a.kw == cs.kw &&
            a.stride_h == cs.stride_h && a.stride_w == cs.stride_w && a.pad_top == cs.pad_top &&
-           a.pad_left == cs.pad_left && a.pad_bottom == cs.pad_bottom && a.pad_right == cs.pad_right;
+           a.pad_left == cs.pad_left && a.pad_bottom == cs.pad_bottom && a.pad_right == cs.pad_right &&
+           a.dilation_h == cs.dilation_h && a.dilation_w == cs.dilation_w;
   };
   if (pk == packed.end() || !constant_w || !same_shape(pk->second.shape)) {
     PackedConv p = pack_conv(*dev, cs, filter_ohwi, opt.w, opt.out, channel_zps);
@@ -673,6 +675,8 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
     cs.n = int(x.dims[0]), cs.c_in = int(x.dims[1]), cs.h = int(x.dims[2]), cs.w = int(x.dims[3]);
     cs.c_out = int(w.dims[0]), cs.kh = int(w.dims[2]), cs.kw = int(w.dims[3]);
     cs.stride_h = int(t.strides[0]), cs.stride_w = int(t.strides[1]);
+    cs.dilation_h = int(t.dilations[0]), cs.dilation_w = int(t.dilations[1]);
+    const int ekh = (cs.kh - 1) * cs.dilation_h + 1, ekw = (cs.kw - 1) * cs.dilation_w + 1;
     if (t.auto_pad == "NOTSET") {
       cs.pad_top = int(t.pads[0]), cs.pad_left = int(t.pads[1]);
       cs.pad_bottom = int(t.pads[2]), cs.pad_right = int(t.pads[3]);
@@ -683,12 +687,12 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
         *begin = upper ? total / 2 : total - total / 2;
         *end = total - *begin;
       };
-      split(cs.h, cs.kh, cs.stride_h, &cs.pad_top, &cs.pad_bottom);
-      split(cs.w, cs.kw, cs.stride_w, &cs.pad_left, &cs.pad_right);
+      split(cs.h, ekh, cs.stride_h, &cs.pad_top, &cs.pad_bottom);
+      split(cs.w, ekw, cs.stride_w, &cs.pad_left, &cs.pad_right);
     } else if (t.auto_pad != "VALID") {
       throw Error(Errc::kBadModel, who + ": auto_pad '" + t.auto_pad + "' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER");
     }
-    if (cs.h + cs.pad_top + cs.pad_bottom < cs.kh || cs.w + cs.pad_left + cs.pad_right < cs.kw) {
+    if (cs.h + cs.pad_top + cs.pad_bottom < ekh || cs.w + cs.pad_left + cs.pad_right < ekw) {
       throw Error(Errc::kBadModel, who + ": the kernel is larger than the padded input");
     }
     mg.m = int64_t(cs.n) * cs.out_h() * cs.out_w();

@@ -342,7 +342,8 @@ OnnxTensor from_int(IntTensor t, int32_t elem, size_t rank) {
 
 class Executor {
  public:
-  Executor(const OnnxGraph& g, const std::map<std::string, OnnxTensor>& inputs) : g_(g) {
+  Executor(const OnnxGraph& g, const std::map<std::string, OnnxTensor>& inputs, GraphOptions options = {})
+      : g_(g), options_(options) {
     for (const auto& [name, t] : g.constants) put(name, Value{t, nullptr, nullptr});
     for (const auto& [name, t] : inputs) put(name, Value{t, nullptr, nullptr});
   }
@@ -711,6 +712,41 @@ class Executor {
     out(0, std::move(y));
   }
 
+  // The QDQ MatMul accumulator of 2-D-or-batched a (uint8) by 2-D-or-batched b (int8) the way
+  // MLAS's u8 x s8 AVX2 kernel adds it without VNNI (GraphOptions): pairs of raw products
+  // saturated to int16.
+  IntTensor u8s8_int16_pairs(const OnnxTensor& a, int32_t za, const OnnxTensor& b, const std::vector<int64_t>& zb) {
+    const MatMulShape s = matmul_shape(a.dims, b.dims);
+    IntTensor y;
+    y.dims = s.out;
+    y.data.resize(static_cast<size_t>(s.batch * s.m * s.n));
+    for (int64_t t = 0; t < s.batch; ++t) {
+      for (int64_t i = 0; i < s.m; ++i) {
+        for (int64_t j = 0; j < s.n; ++j) {
+          const int64_t zw = zb.empty() ? 0 : zb[zb.size() == 1 ? 0 : static_cast<size_t>(j)];
+          int64_t raw = 0, sum_a = 0, sum_w = 0;
+          for (int64_t k = 0; k < s.k; k += 2) {
+            int64_t pair = 0;
+            for (int64_t kk = k; kk < std::min(k + 2, s.k); ++kk) {
+              const int64_t av = a.ints[static_cast<size_t>(s.a_batch_stride[t] + i * s.k + kk)];
+              const int64_t wv = b.ints[static_cast<size_t>(s.b_batch_stride[t] + kk * s.n + j)];
+              pair += av * wv;
+              sum_a += av, sum_w += wv;
+            }
+            raw += std::clamp<int64_t>(pair, -32768, 32767);
+          }
+          y.data[static_cast<size_t>((t * s.m + i) * s.n + j)] =
+              static_cast<int32_t>(raw - zw * sum_a - za * sum_w + s.k * za * zw);
+        }
+      }
+    }
+    return y;
+  }
+
+  bool emulating_u8s8(const QdqOperands& q) const {
+    return options_.emulate_u8s8_int16_pairs && q.x->q.elem_type == kOnnxUint8 && q.w->q.elem_type == kOnnxInt8;
+  }
+
   void matmul_op() {
     const OnnxTensor& as = arg(0).t;
     const OnnxTensor& bs = arg(1).t;
@@ -720,7 +756,8 @@ class Executor {
     if (qdq_operands(0, 1, 99, bs.dims.size() == 2 ? 1 : -1, s.n, &q)) {
       std::vector<int64_t> wzp;
       for (int64_t j = 0; j < (q.w->per_tensor() ? 1 : s.n); ++j) wzp.push_back(q.w->zp(j));
-      const IntTensor acc32 = matmul_integer(minus_zp(q.x->q, {q.x->zp(0)}, true), minus_zp(q.w->q, wzp, false), 0, 0);
+      const IntTensor acc32 = emulating_u8s8(q) ? u8s8_int16_pairs(q.x->q, q.x->zp(0), q.w->q, wzp)
+                                                : matmul_integer(minus_zp(q.x->q, {q.x->zp(0)}, true), minus_zp(q.w->q, wzp, false), 0, 0);
       return out(0, lazy_value(s.out, std::vector<int64_t>(acc32.data.begin(), acc32.data.end()), q,
                                static_cast<int64_t>(s.out.size()) - 1));
     }
@@ -764,7 +801,8 @@ class Executor {
       for (int64_t j = 0; j < (q.w->per_tensor() ? 1 : n); ++j) wzp.push_back(q.w->zp(j));
       const OnnxTensor a8 = trans_a ? transposed_2d(q.x->q) : q.x->q;
       const OnnxTensor b8 = trans_b ? transposed_2d(q.w->q) : q.w->q;
-      const IntTensor acc32 = matmul_integer(minus_zp(a8, {q.x->zp(0)}, true), minus_zp(b8, wzp, false), 0, 0);
+      const IntTensor acc32 = emulating_u8s8(q) ? u8s8_int16_pairs(a8, q.x->zp(0), b8, wzp)
+                                                : matmul_integer(minus_zp(a8, {q.x->zp(0)}, true), minus_zp(b8, wzp, false), 0, 0);
       std::vector<int64_t> acc(acc32.data.begin(), acc32.data.end());
       if (!q.bias.empty()) {
         for (size_t i = 0; i < acc.size(); ++i) acc[i] += q.bias[q.bias.size() == 1 ? 0 : i % n];
@@ -1125,6 +1163,7 @@ class Executor {
   }
 
   const OnnxGraph& g_;
+  GraphOptions options_;
   std::map<std::string, Value> env_;
   const OnnxNode* n_ = nullptr;
 };
@@ -1160,6 +1199,12 @@ bool op_supported(const weft::OnnxNode& n, std::string* why) {
 std::map<std::string, weft::OnnxTensor> run_graph(const weft::OnnxGraph& g,
                                                   const std::map<std::string, weft::OnnxTensor>& inputs) {
   return Executor(g, inputs).run();
+}
+
+std::map<std::string, weft::OnnxTensor> run_graph(const weft::OnnxGraph& g,
+                                                  const std::map<std::string, weft::OnnxTensor>& inputs,
+                                                  const GraphOptions& options) {
+  return Executor(g, inputs, options).run();
 }
 
 }  // namespace weft::golden::onnx

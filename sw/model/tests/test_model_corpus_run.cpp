@@ -186,6 +186,47 @@ TEST(CorpusDamaged, DamagedModelsThroughTheRuntimeEndInAnErrorOrARun) {
   EXPECT_EQ(tried, 800);
 }
 
+bool host_has_vnni() {
+  std::ifstream f("/proc/cpuinfo");
+  const std::string info{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  return info.find(" avx512_vnni") != std::string::npos || info.find(" avx_vnni") != std::string::npos;
+}
+
+// onnxruntime as a reference (docs/model-runtime.md): on x86 without VNNI its u8 x s8 kernels add
+// adjacent products in saturating int16. For the u8 x s8 MatMul / Gemm models of the corpus
+// (generated on this host at build time), onnxruntime's integer output must equal the
+// specification's exact result (the golden executor, which the runtime equals) on a host with
+// VNNI, and the golden executor with that saturation emulated on a host without: then a
+// difference from Weft is that saturation and nothing else. Prints how many elements the
+// saturation changes, i.e. how much these inputs exercise it.
+TEST(CorpusU8S8, OnnxruntimeIsExactWithVnniAndTheInt16PairSaturationWithout) {
+  const fs::path dir = WEFT_ONNX_MODEL_DIR;
+  const bool vnni = host_has_vnni();
+  int models = 0, changed_models = 0;
+  int64_t changed = 0, elements = 0;
+  for (const Case& c : read_index(dir)) {
+    if (c.ort_exact || c.float_rounding || c.float_accum || c.format != "QDQ") continue;
+    if (c.family != "matmul_2d" && c.family != "matmul_3d" && c.family != "gemm_relu_gemm") continue;
+    SCOPED_TRACE(c.name);
+    const fs::path model_path = dir / c.name / "model.onnx";
+    const weft::OnnxGraph g = weft::load_onnx_graph(model_path.string());
+    const auto sets = weft::test::data_sets(dir / c.name, g);
+    const std::string y = g.outputs.at(1).name;
+    const auto exact = weft::golden::onnx::run_graph(g, sets.at(0).inputs).at(y);
+    const auto saturated = weft::golden::onnx::run_graph(g, sets.at(0).inputs, {.emulate_u8s8_int16_pairs = true}).at(y);
+    int64_t diff = 0;
+    const int64_t n = differences(exact, saturated, &diff);
+    ++models, changed += n, elements += int64_t(exact.ints.size()), changed_models += n > 0;
+    int64_t max_diff = 0;
+    EXPECT_EQ(differences(sets.at(0).outputs.at(1), vnni ? exact : saturated, &max_diff), 0)
+        << "onnxruntime differs from " << (vnni ? "the exact result on this VNNI host" : "the emulated int16 saturation on this host without VNNI");
+  }
+  std::printf("u8 x s8 MatMul / Gemm models: %d; the int16 pair saturation changes %lld of %lld output elements in %d of them; "
+              "this host %s VNNI, so onnxruntime must equal the %s result: checked\n",
+              models, (long long)changed, (long long)elements, changed_models, vnni ? "has" : "has no", vnni ? "exact" : "saturated");
+  EXPECT_GE(models, 5);
+}
+
 std::vector<std::string> devices() {
   std::vector<std::string> v = {"ref://"};
 #ifdef WEFT_HAVE_SIM

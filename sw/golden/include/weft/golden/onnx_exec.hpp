@@ -24,6 +24,20 @@ namespace weft::golden::onnx {
 std::map<std::string, weft::OnnxTensor> run_graph(const weft::OnnxGraph& g,
                                                   const std::map<std::string, weft::OnnxTensor>& inputs);
 
+// Not the specification: what onnxruntime computes on an x86 CPU without AVX512-VNNI / AVX-VNNI,
+// for showing that a difference between onnxruntime and the specification is that and nothing
+// else (docs/model-runtime.md, "onnxruntime as a reference"). With `emulate_u8s8_int16_pairs`, a
+// QDQ MatMul / Gemm of a uint8 input by int8 weights sums the raw products in pairs of adjacent
+// k (k even, k + 1) saturated to int16 (MLAS's vpmaddubsw), the pair sums exactly in int32, then
+// subtracts the zero points' terms exactly: sum_k (a - za)(w - zw) = raw - zw sum_k a - za sum_k w
+// + K za zw.
+struct GraphOptions {
+  bool emulate_u8s8_int16_pairs = false;
+};
+std::map<std::string, weft::OnnxTensor> run_graph(const weft::OnnxGraph& g,
+                                                  const std::map<std::string, weft::OnnxTensor>& inputs,
+                                                  const GraphOptions& options);
+
 // Whether an op (domain "", opset 13-21) is supported, and if not, why (for a node-test table).
 // Judges what the node alone shows (op, domain, attributes); data types and shapes are checked
 // when the graph runs.

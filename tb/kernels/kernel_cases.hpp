@@ -240,6 +240,8 @@ inline std::vector<uint32_t> exit_codes_ref(uint32_t threads, uint32_t mul, uint
   std::vector<uint32_t> v(threads);
   for (uint32_t t = 0; t < threads; ++t) v[t] = t * mul + add;
   return v;
+}
+
 // ---------------------------------------------------------------- ONNX integer operators
 // Bytes of a uint8 (is_signed 0) or int8 (is_signed 1) tensor as their integer values.
 inline int32_t byte_value(uint8_t b, bool is_signed) {

@@ -395,6 +395,10 @@ TEST_P(SystemSimtKernels, LutWritableGlobalsKeptAcrossLaunchesUntilReloadData) {
       const std::string what = ", launch " + std::to_string(round);
       k.run(args, sh, round == 0 ? n : 0, what);
       expect_same(k.read<int32_t>(args.out, n), model.launch(in), "lut " + shape_name(sh) + what);
+    }
+  }
+}
+
 // ONNX integer operators of the model runtime (maxpool2d NCHW, clamp8, transpose_nd), uint8 and
 // int8, on random shapes and attributes against the ONNX-definition references.
 TEST_P(SystemSimtKernels, Maxpool2dOnnxMatchesReferenceAndGolden) {
@@ -470,6 +474,8 @@ TEST_P(SystemSimtKernels, SegmentsSharingALineAreBothLoaded) {
   expect_same(simt.read<uint8_t>(16, 16), line, "changed data");
   EXPECT_GT(simt.reload_data(), 0u);
   expect_same(simt.read<uint8_t>(0, 32), want, "after reload_data");
+}
+
 TEST_P(SystemSimtKernels, Clamp8MatchesReferenceAndGolden) {
   const uint32_t n = static_cast<uint32_t>(sim() ? rand_int(500, 1500) : rand_int(3000, 6000));
   const auto in = random_vector<uint8_t>(rng_, n, 0, 255);

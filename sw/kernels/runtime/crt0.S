@@ -17,6 +17,10 @@
   .type _start, @function
   .weak weft_main
   .weak weft_main_code
+  /* Marks an image built with this start-up, so that the linker script's check that the kernel
+   * defines weft_main or weft_main_code applies to kernels and not to programs with their own. */
+  .globl __weft_kernel_crt0
+  .set __weft_kernel_crt0, 1
 _start:
   mv tp, sp
   addi sp, sp, -16

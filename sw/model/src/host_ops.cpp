@@ -319,6 +319,34 @@ OnnxTensor pool(const OnnxNode& n, const std::vector<const OnnxTensor*>& in, boo
   return y;
 }
 
+// A 1-D pool [N][C][L] as the 2-D pool of [N][C][1][L] with a 1 x k window.
+OnnxTensor pool_1d(const OnnxNode& n, const std::vector<const OnnxTensor*>& in, bool is_max) {
+  OnnxNode m = n;
+  auto widen = [&](const char* key, int64_t one) {
+    auto it = n.ints_attrs.find(key);
+    if (it == n.ints_attrs.end()) return;
+    const auto& v = it->second;
+    if (std::string(key) == "pads") {
+      if (v.size() != 2) fail(n, "pads must have 2 values for a 1-D pool");
+      m.ints_attrs[key] = {0, v[0], 0, v[1]};
+    } else {
+      if (v.size() != 1) fail(n, std::string(key) + " must have 1 value for a 1-D pool");
+      m.ints_attrs[key] = {one, v[0]};
+    }
+  };
+  widen("kernel_shape", 1);
+  widen("strides", 1);
+  widen("dilations", 1);
+  widen("pads", 0);
+  OnnxTensor x = need(n, in, 0);
+  x.dims = {x.dims[0], x.dims[1], 1, x.dims[2]};
+  std::vector<const OnnxTensor*> in2 = in;
+  in2[0] = &x;
+  OnnxTensor y = pool(m, in2, is_max);
+  y.dims = {y.dims[0], y.dims[1], y.dims[3]};
+  return y;
+}
+
 OnnxTensor global_average_pool(const OnnxNode& n, const std::vector<const OnnxTensor*>& in) {
   const OnnxTensor& x = need(n, in, 0);
   if (!x.is_float()) fail(n, "unsupported: GlobalAveragePool on integer tensors");
@@ -465,7 +493,8 @@ OnnxTensor concat(const OnnxNode& n, const std::vector<const OnnxTensor*>& in) {
 
 OnnxTensor pad(const OnnxNode& n, const std::vector<const OnnxTensor*>& in) {
   const OnnxTensor& x = need(n, in, 0);
-  if (n.sattr("mode", "constant") != "constant") fail(n, "unsupported: only constant padding");
+  const std::string mode = n.sattr("mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect") fail(n, "unsupported: pad mode '" + mode + "'");
   // opset < 11: pads and value are attributes
   const std::vector<int64_t> pads = in.size() > 1 && in[1] ? int_values(n, *in[1], "pads") : n.ints("pads");
   const size_t r = x.dims.size();
@@ -485,14 +514,37 @@ OnnxTensor pad(const OnnxNode& n, const std::vector<const OnnxTensor*>& in) {
   OnnxTensor y = like(x, dims);
   const auto in_strides = strides_of(x.dims);
   const int64_t count = element_count(dims, n.name);
+  if (mode != "constant") {
+    for (size_t k = 0; k < r; ++k) {
+      if (x.dims[k] == 0 && dims[k] > 0) fail(n, "edge / reflect padding of an empty axis");
+      if (mode == "reflect" && (pads[k] >= x.dims[k] || pads[k + r] >= x.dims[k]) && x.dims[k] > 1) {
+        fail(n, "reflect padding wider than the axis");
+      }
+    }
+  }
   std::vector<int64_t> coord(r, 0);
   for (int64_t i = 0; i < count; ++i) {
     int64_t src = 0;
     bool inside = true;
     for (size_t k = 0; k < r; ++k) {
-      const int64_t c = coord[k] - pads[k];
-      if (c < 0 || c >= x.dims[k]) inside = false;
-      else src += c * in_strides[k];
+      int64_t c = coord[k] - pads[k];
+      if (c < 0 || c >= x.dims[k]) {
+        if (mode == "edge") {
+          c = std::clamp<int64_t>(c, 0, x.dims[k] - 1);
+        } else if (mode == "reflect") {
+          if (x.dims[k] == 1) {
+            c = 0;
+          } else {
+            const int64_t period = 2 * (x.dims[k] - 1);  // reflection without repeating the edge
+            c = ((c % period) + period) % period;
+            if (c >= x.dims[k]) c = period - c;
+          }
+        } else {
+          inside = false;
+          continue;
+        }
+      }
+      src += c * in_strides[k];
     }
     if (inside) append(y, x, src);
     else if (x.is_float()) y.floats.push_back(fvalue);
@@ -580,6 +632,7 @@ std::vector<OnnxTensor> run_host_op(const OnnxNode& n, const std::vector<const O
   else if (op == "Relu") y = clip(n, in, true);
   else if (op == "Clip") y = clip(n, in, false);
   else if (op == "Add") y = add(n, in);
+  else if ((op == "MaxPool" || op == "AveragePool") && need(n, in, 0).dims.size() == 3) y = pool_1d(n, in, op == "MaxPool");
   else if (op == "MaxPool") y = pool(n, in, true);
   else if (op == "AveragePool") y = pool(n, in, false);
   else if (op == "GlobalAveragePool") y = global_average_pool(n, in);

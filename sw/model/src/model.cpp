@@ -1029,9 +1029,9 @@ void Model::Impl::run_step(const Step& s, Values& v, LayerReport& r) {
   const std::string who = g.path + ": node " + s.node->name + " (" + s.node->op_type + ")";
   if (s.where == Placement::kSimt) {
     const OnnxTensor& x = get(v, s.node->inputs.at(0), who);
-    if (x.elem_type == kOnnxUint8 || x.elem_type == kOnnxInt8) return run_simt_maxpool(s, v, r);
+    if ((x.elem_type == kOnnxUint8 || x.elem_type == kOnnxInt8) && x.dims.size() == 4) return run_simt_maxpool(s, v, r);
     r.where = Placement::kHost;
-    r.note = "a float MaxPool: the SIMT core has no FPU";
+    r.note = x.dims.size() == 4 ? "a float MaxPool: the SIMT core has no FPU" : "the SIMT maxpool2d kernel is 2-D";
   }
   std::vector<const OnnxTensor*> in;
   for (const auto& name : s.node->inputs) in.push_back(name.empty() ? nullptr : &get(v, name, who));

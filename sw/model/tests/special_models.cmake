@@ -27,3 +27,8 @@ if(WEFT_SIM_PLUGINS)
   add_dependencies(test_model_special ${WEFT_SIM_PLUGINS})
   target_compile_definitions(test_model_special PRIVATE WEFT_HAVE_SIM=1)
 endif()
+# The SIMT kernel ELFs, so that the integer MaxPool cases run on the SIMT core (without them the
+# runtime runs MaxPool on the host and says so).
+if(TARGET weft_kernel_elfs)
+  add_dependencies(test_model_special weft_kernel_elfs)
+endif()

@@ -302,8 +302,8 @@ def qlinear_add(rng):
 
 
 CASES = [
-    ("conv_dilation2", conv_case(U8, (1, 5, 13, 11), 7, 3, "QLinearConv u8 3x3 dilations 2 pads 2, 5->7 ch (the runtime refuses dilations != 1, a documented limit; onnxruntime's output kept for the golden executor)", expect="refused", dilations=[2, 2], pads=[2, 2, 2, 2])),
-    ("conv_dilation12_stride21", conv_case(I8, (2, 6, 12, 13), 9, 3, "QLinearConv s8 3x3 dilations (1,2) strides (2,1) pads 1, 6->9 ch (the runtime refuses dilations != 1, a documented limit)", expect="refused", dilations=[1, 2], strides=[2, 1], pads=[1, 1, 1, 1])),
+    ("conv_dilation2", conv_case(U8, (1, 5, 13, 11), 7, 3, "QLinearConv u8 3x3 dilations 2 pads 2, 5->7 ch", expect="exact", dilations=[2, 2], pads=[2, 2, 2, 2])),
+    ("conv_dilation12_stride21", conv_case(I8, (2, 6, 12, 13), 9, 3, "QLinearConv s8 3x3 dilations (1,2) strides (2,1) pads 1, 6->9 ch", expect="exact", dilations=[1, 2], strides=[2, 1], pads=[1, 1, 1, 1])),
     ("conv_same_upper_s2", conv_case(U8, (1, 7, 13, 10), 11, 3, "QLinearConv u8 3x3 auto_pad SAME_UPPER stride 2, 7->11 ch", auto_pad="SAME_UPPER", strides=[2, 2])),
     ("conv_same_lower", conv_case(I8, (1, 9, 9, 12), 17, (2, 3), "QLinearConv s8 2x3 auto_pad SAME_LOWER stride 1, 9->17 ch", auto_pad="SAME_LOWER")),
     ("conv_same_lower_s2", conv_case(U8, (2, 3, 10, 11), 5, 4, "QLinearConv u8 4x4 auto_pad SAME_LOWER stride 2, 3->5 ch", auto_pad="SAME_LOWER", strides=[2, 2])),

@@ -244,7 +244,7 @@ int cmd_run(const std::string& uri, const RunArgs& a) {
     for (size_t i = 0; i < layers.size(); ++i) {
       const LayerReport& l = layers[i];
       fmt::print("{:<4} {:<16} {:<14} {:<11} {:<36} {:>10} {:>10} {:>6} {:>10} {:>10} {:>12}\n", i, l.op, l.node, placement_name(l.where), l.shape,
-                 l.cycles, l.macs, l.cycles ? fmt::format("{:.1f}%", 100 * l.utilisation) : "-", l.dma_bytes, l.host_bytes,
+                 l.cycles, l.macs, l.cycles && l.macs ? fmt::format("{:.1f}%", 100 * l.utilisation) : "-", l.dma_bytes, l.host_bytes,
                  l.im2col_bytes ? std::to_string(l.im2col_bytes) : "-");
       if (!l.note.empty()) fmt::print("     note: {}\n", l.note);
     }

@@ -29,14 +29,6 @@ std::string type_name(int32_t t) {
   return "type " + std::to_string(t);
 }
 
-std::string dims_text(const std::vector<int64_t>& d) {
-  std::string s;
-  for (size_t i = 0; i < d.size(); ++i) {
-    if (i) s += 'x';
-    s += std::to_string(d[i]);
-  }
-  return s.empty() ? "scalar" : s;
-}
 
 OnnxTensor read_input(const std::string& file) {
   if (!fs::exists(file)) throw std::invalid_argument("weft run: --input " + file + ": no such file");
@@ -92,7 +84,7 @@ std::map<std::string, OnnxTensor> read_inputs(const Model& model, const RunArgs&
   }
   for (const auto& v : want) {
     if (!in.count(v.name)) {
-      throw std::invalid_argument("weft run: input '" + v.name + "' (" + type_name(v.elem_type) + " " + dims_text(v.dims) + ") is not given: --input " + (want.size() == 1 ? "FILE" : v.name + "=FILE"));
+      throw std::invalid_argument("weft run: input '" + v.name + "' (" + type_name(v.elem_type) + " " + dims_string(v.dims) + ") is not given: --input " + (want.size() == 1 ? "FILE" : v.name + "=FILE"));
     }
   }
   return in;
@@ -120,7 +112,7 @@ std::string difference(const OnnxTensor& got, const OnnxTensor& want, size_t* co
   *count = 0;
   if (got.dims != want.dims || got.elem_type != want.elem_type) {
     *count = 1;
-    return "type or shape differs: " + type_name(got.elem_type) + " " + dims_text(got.dims) + " vs " + type_name(want.elem_type) + " " + dims_text(want.dims);
+    return "type or shape differs: " + type_name(got.elem_type) + " " + dims_string(got.dims) + " vs " + type_name(want.elem_type) + " " + dims_string(want.dims);
   }
   std::string first;
   const size_t n = got.is_float() ? got.floats.size() : got.ints.size();
@@ -230,7 +222,7 @@ int cmd_run(const std::string& uri, const RunArgs& a) {
   fmt::print("model    {}\ndevice   {}\n", a.model, dev.description());
   for (const auto& [name, t] : out) {
     const size_t n = t.is_float() ? t.floats.size() : t.ints.size();
-    fmt::print("output   {}: {} {} ({} values)\n", name, type_name(t.elem_type), dims_text(t.dims), n);
+    fmt::print("output   {}: {} {} ({} values)\n", name, type_name(t.elem_type), dims_string(t.dims), n);
     const size_t shown = a.print_limit < 0 ? n : std::min(n, size_t(a.print_limit));
     if (shown) {
       std::string line = "  [";

@@ -598,14 +598,6 @@ int64_t element_count(const std::vector<int64_t>& dims, const std::string& where
   return n;
 }
 
-std::string dims_string(const std::vector<int64_t>& dims) {
-  std::string s;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i) s += 'x';
-    s += std::to_string(dims[i]);
-  }
-  return s.empty() ? "scalar" : s;
-}
 
 bool host_op_supported(const OnnxNode& n, std::string* why) {
   if (!n.domain.empty() && n.domain != "ai.onnx") {

@@ -35,6 +35,6 @@ Pool pool_geometry(const OnnxNode& n, const OnnxTensor& x);
 // Element count of `dims`; kBadModel when a dimension is negative or the count overflows.
 int64_t element_count(const std::vector<int64_t>& dims, const std::string& where);
 
-std::string dims_string(const std::vector<int64_t>& dims);  // "1x3x32x32"
+using weft::dims_string;  // weft/onnx_types.hpp
 
 }  // namespace weft::model

@@ -96,4 +96,17 @@ inline std::set<std::string> ops_of(const fs::path& model) {
   return ops;
 }
 
+// The devices the runtime's tests run on: ref://, and sim:// when the test is built with a sim://
+// plugin (WEFT_HAVE_SIM); and GoogleTest's names for them.
+inline std::vector<std::string> test_devices() {
+  std::vector<std::string> v = {"ref://"};
+#ifdef WEFT_HAVE_SIM
+  v.push_back("sim://?array=16x16");
+#endif
+  return v;
+}
+inline std::string device_test_name(const std::string& uri) {
+  return uri.rfind("sim", 0) == 0 ? "Sim" : "Ref";
+}
+
 }  // namespace weft::test

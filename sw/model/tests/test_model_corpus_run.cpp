@@ -227,15 +227,7 @@ TEST(CorpusU8S8, OnnxruntimeIsExactWithVnniAndTheInt16PairSaturationWithout) {
   EXPECT_GE(models, 5);
 }
 
-std::vector<std::string> devices() {
-  std::vector<std::string> v = {"ref://"};
-#ifdef WEFT_HAVE_SIM
-  v.push_back("sim://?array=16x16");
-#endif
-  return v;
-}
-
-INSTANTIATE_TEST_SUITE_P(Devices, Corpus, ::testing::ValuesIn(devices()),
-                         [](const auto& info) { return info.param.rfind("sim", 0) == 0 ? std::string("Sim") : std::string("Ref"); });
+INSTANTIATE_TEST_SUITE_P(Devices, Corpus, ::testing::ValuesIn(weft::test::test_devices()),
+                         [](const auto& info) { return weft::test::device_test_name(info.param); });
 
 }  // namespace

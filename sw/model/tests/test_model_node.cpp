@@ -82,15 +82,7 @@ TEST_P(NodeTests, EveryClaimedNodeTestPassesOrIsRefusedWithAReason) {
   EXPECT_GT(pass, 30) << "fewer node tests pass than the runtime claims";
 }
 
-std::vector<std::string> devices() {
-  std::vector<std::string> v = {"ref://"};
-#ifdef WEFT_HAVE_SIM
-  v.push_back("sim://?array=16x16");
-#endif
-  return v;
-}
-
-INSTANTIATE_TEST_SUITE_P(Devices, NodeTests, ::testing::ValuesIn(devices()),
-                         [](const auto& info) { return info.param.rfind("sim", 0) == 0 ? std::string("Sim") : std::string("Ref"); });
+INSTANTIATE_TEST_SUITE_P(Devices, NodeTests, ::testing::ValuesIn(weft::test::test_devices()),
+                         [](const auto& info) { return weft::test::device_test_name(info.param); });
 
 }  // namespace

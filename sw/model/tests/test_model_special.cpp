@@ -157,15 +157,7 @@ TEST_P(Special, ExactCasesMatchOnnxruntimeAndGoldenRefusedCasesAreRefused) {
               refused_ok, refused_n);
 }
 
-std::vector<std::string> devices() {
-  std::vector<std::string> v = {"ref://"};
-#ifdef WEFT_HAVE_SIM
-  v.push_back("sim://?array=16x16");
-#endif
-  return v;
-}
-
-INSTANTIATE_TEST_SUITE_P(Devices, Special, ::testing::ValuesIn(devices()),
-                         [](const auto& info) { return info.param.rfind("sim", 0) == 0 ? std::string("Sim") : std::string("Ref"); });
+INSTANTIATE_TEST_SUITE_P(Devices, Special, ::testing::ValuesIn(weft::test::test_devices()),
+                         [](const auto& info) { return weft::test::device_test_name(info.param); });
 
 }  // namespace

@@ -10,6 +10,16 @@
 
 namespace weft {
 
+// "1x3x32x32" ("scalar" for no dimensions), as the runtime's messages and reports print shapes.
+inline std::string dims_string(const std::vector<int64_t>& dims) {
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += 'x';  // appended piecewise: GCC 12's -Wrestrict misfires on "x" + std::string
+    s += std::to_string(dims[i]);
+  }
+  return s.empty() ? "scalar" : s;
+}
+
 // ONNX TensorProto.DataType values the runtime reads.
 enum OnnxElemType : int32_t {
   kOnnxFloat = 1,

@@ -78,6 +78,10 @@ struct Step {
   const OnnxNode* node = nullptr;  // the host op, or the compute node of a tensor op
   TensorOp t;
   std::string note;
+  // A folded QDQ group run by a SIMT kernel (node->op_type "QAdd", "QAveragePool",
+  // "QGlobalAveragePool"): the graph's own nodes, which the host runs in order instead when the
+  // device cannot (no SIMT core, no kernel).
+  std::vector<const OnnxNode*> fallback;
 };
 
 // Values: the runtime's tensors by name.
@@ -156,6 +160,9 @@ struct Model::Impl {
   std::string simt_loaded;
   std::string kernel_path(const std::string& kernel) const;
   void run_simt_maxpool(const Step& s, Values& v, LayerReport& r);
+  void run_simt_qdq(const Step& s, Values& v, LayerReport& r);
+  void run_fallback(const Step& s, Values& v, LayerReport& r, const std::string& why);
+  bool simt_ready(const std::string& kernel, std::string* why);
 
   void lower();
   void plan_memory();
@@ -207,6 +214,56 @@ const OnnxNode* producer_of(const OnnxGraph& g, const Uses& u, const std::string
   if (it == u.producer.end()) return nullptr;
   const OnnxNode& n = g.nodes[it->second];
   return n.op_type == op && n.domain.empty() ? &n : nullptr;
+}
+
+
+// DequantizeLinear(s) -> Add / AveragePool / GlobalAveragePool -> QuantizeLinear, every scale and
+// zero point a per-tensor constant: one step that a SIMT kernel runs with the specification's
+// float32 arithmetic (IEEE soft-float, the same results as the host), as the synthetic node
+// "QAdd" (inputs a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) or "QAveragePool" /
+// "QGlobalAveragePool" (x, x_scale, x_zp, y_scale, y_zp; the pool's attributes).
+bool fold_qdq_simt(const OnnxGraph& g, const Uses& u, const OnnxNode& n, Step* s,
+                   std::deque<OnnxNode>* synthetic) {
+  if (!n.domain.empty()) return false;
+  const bool add = n.op_type == "Add";
+  if (!add && n.op_type != "AveragePool" && n.op_type != "GlobalAveragePool") return false;
+  if (!model::host_op_supported(n, nullptr)) return false;
+  auto per_tensor_const = [&](const std::string& name, bool may_be_absent) {
+    if (name.empty()) return may_be_absent;
+    const auto it = g.constants.find(name);
+    return it != g.constants.end() && it->second.size() == 1;
+  };
+  std::vector<const OnnxNode*> dqs;
+  for (size_t i = 0; i < (add ? 2u : 1u); ++i) {
+    const OnnxNode* dq = producer_of(g, u, input(n, i), "DequantizeLinear");
+    if (!dq || !per_tensor_const(input(*dq, 1), false) || !per_tensor_const(input(*dq, 2), true)) return false;
+    dqs.push_back(dq);
+  }
+  const OnnxNode* q = sole_consumer(g, u, n.outputs.at(0));
+  if (!q || q->op_type != "QuantizeLinear" || !q->domain.empty() || !per_tensor_const(input(*q, 1), false) ||
+      !per_tensor_const(input(*q, 2), true)) {
+    return false;
+  }
+  OnnxNode m = n;
+  m.op_type = add ? "QAdd" : "Q" + n.op_type;
+  m.domain = "weft";
+  m.inputs.clear();
+  for (const OnnxNode* dq : dqs) {
+    m.inputs.push_back(dq->inputs.at(0));
+    m.inputs.push_back(input(*dq, 1));
+    m.inputs.push_back(input(*dq, 2));
+  }
+  m.inputs.push_back(input(*q, 1));
+  m.inputs.push_back(input(*q, 2));
+  m.outputs = {q->outputs.at(0)};
+  synthetic->push_back(std::move(m));
+  s->node = &synthetic->back();
+  s->where = Placement::kSimt;
+  s->fallback = dqs;
+  s->fallback.push_back(&n);
+  s->fallback.push_back(q);
+  s->note = "DequantizeLinear -> " + n.op_type + " -> QuantizeLinear on the SIMT core, float32 by soft-float";
+  return true;
 }
 
 void conv_attrs(const OnnxNode& n, TensorOp* t) {
@@ -344,6 +401,10 @@ void Model::Impl::lower() {
       if (!match_qdq(g, u, n, &s.t, &why)) bad_node(g.path, n, "unsupported: " + why);
       s.where = Placement::kTensorUnit;
       for (size_t i = 1; i < s.t.folded.size(); ++i) folded.insert(s.t.folded[i]);
+    } else if (fold_qdq_simt(g, u, n, &s, &synthetic)) {
+      for (const OnnxNode* f : s.fallback) {
+        if (f->op_type == "QuantizeLinear") folded.insert(f->name);
+      }
     } else if (n.op_type == "MaxPool" && n.domain.empty() && model::host_op_supported(n, nullptr)) {
       // DequantizeLinear -> MaxPool -> QuantizeLinear with the same scale and zero point is the
       // integer MaxPool (Q(DQ(v)) = v and both are monotonic), as onnxruntime runs it.
@@ -956,6 +1017,47 @@ std::string Model::Impl::kernel_path(const std::string& kernel) const {
   return "";
 }
 
+
+bool Model::Impl::simt_ready(const std::string& kernel, std::string* why) {
+  const std::string elf = kernel_path(kernel);
+  if (!dev->caps().has_simt()) {
+    *why = "the device has no SIMT core";
+    return false;
+  }
+  if (elf.empty()) {
+    *why = kernel + ".elf not found (ModelOptions::kernel_dir, WEFT_KERNEL_DIR)";
+    return false;
+  }
+  if (!simt) simt = std::make_unique<Simt>(*dev);
+  if (simt_loaded != elf) {
+    simt->load(SimtImage::from_file(elf));
+    simt_loaded = elf;
+  }
+  return true;
+}
+
+// The graph's own nodes of a folded step, on the host in order.
+void Model::Impl::run_fallback(const Step& s, Values& v, LayerReport& r, const std::string& why) {
+  for (const OnnxNode* f : s.fallback) {
+    const std::string who = g.path + ": node " + f->name + " (" + f->op_type + ")";
+    std::vector<const OnnxTensor*> in;
+    for (const auto& name : f->inputs) in.push_back(name.empty() ? nullptr : &get(v, name, who));
+    std::vector<OnnxTensor> out = model::run_host_op(*f, in, g.opset);
+    for (size_t i = 0; i < out.size() && i < f->outputs.size(); ++i) {
+      if (!f->outputs[i].empty()) v[f->outputs[i]] = std::move(out[i]);
+    }
+  }
+  r.where = Placement::kHost;
+  r.note = "on the host: " + why;
+  const OnnxTensor& y = get(v, s.node->outputs.at(0), g.path);
+  r.shape = dims_string(get(v, s.node->inputs.at(0), g.path).dims) + " -> " + dims_string(y.dims);
+}
+
+void Model::Impl::run_simt_qdq(const Step& s, Values& v, LayerReport& r) {
+  std::string why = "no SIMT kernel for " + s.node->op_type + " yet";
+  run_fallback(s, v, r, why);
+}
+
 // An integer MaxPool on the SIMT core (sw/kernels/src/maxpool2d.c), as many planes per launch as
 // the data memory holds. Returns after placing the result in `v`; falls back to the host (and
 // says why in the report) when the device has no SIMT core or the kernel is not found.
@@ -1027,6 +1129,7 @@ void Model::Impl::run_step(const Step& s, Values& v, LayerReport& r) {
   }
   r.op = s.node->op_type;
   const std::string who = g.path + ": node " + s.node->name + " (" + s.node->op_type + ")";
+  if (s.where == Placement::kSimt && !s.fallback.empty()) return run_simt_qdq(s, v, r);
   if (s.where == Placement::kSimt) {
     const OnnxTensor& x = get(v, s.node->inputs.at(0), who);
     if ((x.elem_type == kOnnxUint8 || x.elem_type == kOnnxInt8) && x.dims.size() == 4) return run_simt_maxpool(s, v, r);

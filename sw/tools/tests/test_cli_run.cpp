@@ -78,6 +78,30 @@ TEST(CliRun, JsonOnRefHasOutputsAndLayers) {
   EXPECT_NE(r.out.find("\"check\": \"bit-exact\""), std::string::npos) << show(r);
 }
 
+TEST(CliRun, NpyInputAndSavedOutputsOnRefMatchOnnxruntime) {
+  const fs::path c = corpus_case("_conv_maxpool_qdq_s8s8");
+  ASSERT_FALSE(c.empty());
+  const fs::path dir = scratch();
+  const weft::OnnxTensor x = weft::load_onnx_tensor((c / "test_data_set_0" / "input_0.pb").string());
+  std::vector<uint64_t> shape(x.dims.begin(), x.dims.end());
+  weft::npy::write((dir / "x.npy").string(), weft::npy::from_float32(x.floats, shape));
+  const Outcome r = weft_run({(c / "model.onnx").string(), "--input", (dir / "x.npy").string(), "-d", "ref://", "--save", dir.string(), "--print", "0", "--layers"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  if (*WEFT_KERNEL_ELF_DIR) {  // the SIMT kernels are built (riscv64-unknown-elf-gcc present)
+    EXPECT_NE(r.out.find("SIMT"), std::string::npos) << "the integer MaxPool runs on the SIMT core\n" << show(r);
+  }
+  const weft::OnnxGraph g = weft::load_onnx_graph((c / "model.onnx").string());
+  for (size_t o = 0; o < 2; ++o) {
+    const weft::OnnxTensor want = weft::load_onnx_tensor((c / "test_data_set_0" / ("output_" + std::to_string(o) + ".pb")).string());
+    const weft::npy::Array got = weft::npy::read((dir / (g.outputs[o].name + ".npy")).string());
+    ASSERT_EQ(got.elements(), uint64_t(want.size()));
+    for (size_t i = 0; i < got.elements(); ++i) {
+      if (want.is_float()) ASSERT_EQ(got.at_float(i), want.floats[i]) << o << " " << i;
+      else ASSERT_EQ(got.at(i), want.ints[i]) << o << " " << i;
+    }
+  }
+}
+
 TEST(CliRun, UserErrorsExitTwoWithWhatToFix) {
   const fs::path c = corpus_case("_conv_relu_qdq_u8u8");
   ASSERT_FALSE(c.empty());

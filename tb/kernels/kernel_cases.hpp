@@ -584,7 +584,8 @@ struct QAvgPoolCase {
 // count_include_pad, round 2 GlobalAveragePool of 1x8x13x11 (window = plane), round 3 a 2x2 /
 // stride 1 window with ties (sx = 1, sy = 1: means k/4), then random geometries (maxpool2d_case:
 // kernels 1..4, strides 1..3, dilations 1..2, pads < kernel, floor / ceil) with random
-// count_include_pad. Scales: ties every third round, else random.
+// count_include_pad. Scales: ties every third round, huge ones (round 4: some dequantized values
+// infinite), subnormal ones (round 5), else random in [2^-9, 2].
 inline QAvgPoolCase qavgpool_case(std::mt19937_64& rng, int round, size_t max_bytes = 24000) {
   QAvgPoolCase c;
   const bool x_s8 = rng() % 2;
@@ -602,7 +603,11 @@ inline QAvgPoolCase qavgpool_case(std::mt19937_64& rng, int round, size_t max_by
   c.g.is_signed = x_s8;
   c.count_pad = round == 1 || (round > 3 && rng() % 2);
   c.y_s8 = rng() % 2;
-  if (round == 3 || round % 3 == 0) {
+  if (round == 4) {  // some dequantized values infinite: the kernel's double-sum path
+    c.sx = random_scale(rng, 119, 127), c.sy = random_scale(rng, 120, 127);
+  } else if (round == 5) {  // subnormal scales (their ulp is 2^-149)
+    c.sx = random_scale(rng, -140, -127), c.sy = random_scale(rng, -140, -127);
+  } else if (round == 3 || round % 3 == 0) {
     c.sx = round == 3 ? 1.0f : 0.5f, c.sy = round == 3 ? 1.0f : 0.25f;
   } else {
     c.sx = random_scale(rng, -9, 1), c.sy = random_scale(rng, -9, 1);

@@ -799,6 +799,7 @@ std::vector<uint8_t> run_qadd(const QaddCase& c, const std::vector<uint8_t>& a,
                               const std::vector<uint8_t>& b, const Shape& sh,
                               std::mt19937_64& rng, const std::string& what) {
   KernelRun k("qadd");
+  k.allow_writable_globals();  // its table of dequantized values (.bss)
   const uint32_t a_addr = k.input(a), b_addr = k.input(b);
   const uint32_t y_addr = k.output<uint8_t>(c.out_size(), rng);
   const s::Result r = k.run(qadd_args(c, a_addr, b_addr, y_addr), sh);

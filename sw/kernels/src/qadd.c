@@ -5,18 +5,23 @@
  * Work item = one output element, grid-stride. Its output coordinates are tracked incrementally:
  * the first index and the step T are split once into base-dims digits (divisions), then each
  * element adds the step's digits with carries (no division per element) and recomputes the two
- * operand offsets from the coordinates and strides (0 on broadcast axes). Bytes are read with lbu
- * and sign-extended by (v ^ m) - m with m = 0x80 for int8, 0 for uint8 (no branch). */
+ * operand offsets from the coordinates and strides (0 on broadcast axes).
+ * DequantizeLinear depends only on the byte: the threads first fill a table of the 512 values
+ * (a's and b's 256 bytes, in .bss), each entry exactly the float the per-element formula would
+ * give, and meet at a barrier; per element there are then one __addsf3, one __divsf3 and the
+ * integer rounding left. */
 #include "weft_kernel_args.h"
 #include "weft_qfloat.h"
 #include "weft_simt.h"
 
-/* Q(DQ(va) + DQ(vb)) of one element. Not inlined: the soft-float calls then happen in a small
- * frame, not in weft_main's (which holds the coordinates and strides). */
-static __attribute__((noinline)) uint8_t qadd_one(const struct weft_qadd_args* a, int32_t va,
-                                                  int32_t vb) {
-  const float s = weft_dequantize(va, a->a_zero_point, weft_f32_from_bits(a->a_scale)) +
-                  weft_dequantize(vb, a->b_zero_point, weft_f32_from_bits(a->b_scale));
+/* dq[b] = DQ(a byte b), dq[256 + b] = DQ(b byte b), written each launch. */
+static float dq[512];
+
+/* Q(da + db) of one element. Not inlined: the soft-float calls then happen in a small frame, not
+ * in weft_main's (which holds the coordinates and strides). */
+static __attribute__((noinline)) uint8_t qadd_one(const struct weft_qadd_args* a, float da,
+                                                  float db) {
+  const float s = da + db;
   const int32_t y_s8 = (a->flags & WEFT_Q_Y_INT8) != 0;
   return (uint8_t)weft_quantize(s, weft_f32_from_bits(a->y_scale), a->y_zero_point,
                                 y_s8 ? -128 : 0, y_s8 ? 127 : 255);
@@ -34,9 +39,16 @@ void weft_main(const void* p) {
                  as3 = a->a_strides[3];
   const uint32_t bs0 = a->b_strides[0], bs1 = a->b_strides[1], bs2 = a->b_strides[2],
                  bs3 = a->b_strides[3];
-  const uint32_t flags = a->flags;
-  const int32_t ma = flags & WEFT_Q_A_INT8 ? 0x80 : 0, mb = flags & WEFT_Q_B_INT8 ? 0x80 : 0;
   const uint32_t step = weft_num_threads(), tid = weft_thread_id();
+  for (uint32_t j = tid; j < 512; j += step) {
+    const int32_t is_b = j >= 256;
+    /* the byte as its type: (v ^ m) - m sign-extends for m = 0x80 (int8), m = 0 for uint8 */
+    const int32_t m = (a->flags & (is_b ? WEFT_Q_B_INT8 : WEFT_Q_A_INT8)) ? 0x80 : 0;
+    const int32_t v = (int32_t)((j & 255) ^ (uint32_t)m) - m;
+    dq[j] = is_b ? weft_dequantize(v, a->b_zero_point, weft_f32_from_bits(a->b_scale))
+                 : weft_dequantize(v, a->a_zero_point, weft_f32_from_bits(a->a_scale));
+  }
+  weft_barrier();
   /* step = ((s0 * d1 + s1) * d2 + s2) * d3 + s3 (s0 unbounded: the loop ends by i < total) */
   uint32_t r = step;
   const uint32_t s3 = r % d3;
@@ -53,8 +65,7 @@ void weft_main(const void* p) {
   for (uint32_t i = tid; i < total; i += step) {
     const uint32_t ia = c0 * as0 + c1 * as1 + c2 * as2 + c3 * as3;
     const uint32_t ib = c0 * bs0 + c1 * bs1 + c2 * bs2 + c3 * bs3;
-    const int32_t va = (int32_t)(pa[ia] ^ ma) - ma, vb = (int32_t)(pb[ib] ^ mb) - mb;
-    py[i] = qadd_one(a, va, vb);
+    py[i] = qadd_one(a, dq[pa[ia]], dq[256 + pb[ib]]);
     /* next coordinates: add the step's digits with carries */
     uint32_t carry;
     c3 += s3;

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <iomanip>
 #include <random>
 #include <sstream>
 #include <string>
@@ -417,6 +419,255 @@ inline std::string transpose_nd_name(const TransposeNdCase& tc) {
   for (uint32_t d : tc.dims) s << " " << d;
   s << " perm";
   for (uint32_t k : tc.perm) s << " " << k;
+  return s.str();
+}
+
+// ---------------------------------------------------------------- QDQ float operators
+// The model runtime's host semantics (sw/model/src/host_ops.cpp) as straight host loops: float32
+// and double are IEEE with round to nearest even on the host (SSE); volatile keeps every float
+// operation a separate, rounded one whatever the compiler's contraction settings.
+inline float f32_mul_ref(float a, float b) {
+  volatile float r = a * b;
+  return r;
+}
+inline float f32_add_ref(float a, float b) {
+  volatile float r = a + b;
+  return r;
+}
+inline float f32_div_ref(float a, float b) {
+  volatile float r = a / b;
+  return r;
+}
+inline uint32_t f32_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// DequantizeLinear: f32((float)(v - zp) * scale).
+inline float dequantize_ref(int32_t v, int32_t zp, float scale) {
+  return f32_mul_ref(static_cast<float>(v - zp), scale);
+}
+
+// QuantizeLinear (host_ops.cpp quantize_value): nearbyint(x / scale) + zp, clamped to the type.
+// NaN gives 0 (the host's int32 conversion of NaN is INT32_MIN on x86, low byte 0; the
+// conversion is undefined in C++, so the reference says it explicitly).
+inline int32_t quantize_ref(float x, float scale, int32_t zp, bool is_signed) {
+  const float q = f32_div_ref(x, scale);
+  if (std::isnan(q)) return 0;
+  const float r = std::nearbyint(q);
+  const double lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+  return static_cast<int32_t>(std::clamp(double(r) + zp, lo, hi));
+}
+
+struct QaddCase {
+  uint32_t dims[4] = {1, 1, 1, 1}, adims[4] = {1, 1, 1, 1}, bdims[4] = {1, 1, 1, 1};
+  float sa = 1, sb = 1, sy = 1;
+  int32_t za = 0, zb = 0, zy = 0;
+  bool a_s8 = false, b_s8 = false, y_s8 = false;
+  std::string pattern;
+  static size_t prod(const uint32_t* d) { return size_t{d[0]} * d[1] * d[2] * d[3]; }
+  size_t out_size() const { return prod(dims); }
+  size_t a_size() const { return prod(adims); }
+  size_t b_size() const { return prod(bdims); }
+};
+
+inline float random_scale(std::mt19937_64& rng, double lo_exp2, double hi_exp2) {
+  return static_cast<float>(std::exp2(std::uniform_real_distribution<double>(lo_exp2, hi_exp2)(rng)));
+}
+inline int32_t random_zp(std::mt19937_64& rng, bool is_signed) {
+  return is_signed ? uniform(rng, -128, 127) : uniform(rng, 0, 255);
+}
+
+// Random rank-1..4 output dims (each 1..9, about max_elems at most; round 1 is 1x16x12x16 when
+// max_elems allows, the per-channel case whose cost the tests print) and a broadcast pattern by
+// round: same shape, per-channel b [1,C,1,1], scalar b, scalar a, then random per-axis broadcasts
+// of either operand (e.g. [1,C,1,W] + [N,1,H,1]). Scales by round: every third one makes ties
+// (sa = sb = 0.5, sy = 1, or 0.25 / 0.25 / 0.5), one in five a small sy (saturation), others
+// random in [2^-9, 2^1]; zero points and the u8 / s8 types random.
+inline QaddCase qadd_case(std::mt19937_64& rng, int round, size_t max_elems = 4000) {
+  QaddCase c;
+  const int rank = round < 4 ? 4 : uniform(rng, 1, 4);
+  do {
+    for (int k = 0; k < 4; ++k) c.dims[k] = k < 4 - rank ? 1 : static_cast<uint32_t>(uniform(rng, 1, 9));
+    if (round < 4) c.dims[3] = static_cast<uint32_t>(uniform(rng, 5, 17));
+  } while (c.out_size() > max_elems || c.out_size() < 2);
+  if (round == 1 && max_elems >= 3072) {  // a fixed size for the cost measurement
+    const uint32_t d[4] = {1, 16, 12, 16};
+    std::copy(d, d + 4, c.dims);
+  }
+  const int pat = round % 5;
+  for (int k = 0; k < 4; ++k) {
+    c.adims[k] = c.bdims[k] = c.dims[k];
+    if (pat == 1 && k != 1) c.bdims[k] = 1;
+    if (pat == 2) c.bdims[k] = 1;
+    if (pat == 3) c.adims[k] = 1;
+    if (pat == 4) {
+      const int m = uniform(rng, 0, 2);  // both full, a broadcast, b broadcast
+      if (m == 1) c.adims[k] = 1;
+      if (m == 2) c.bdims[k] = 1;
+    }
+  }
+  c.pattern = pat == 0 ? "same" : pat == 1 ? "per-channel b" : pat == 2 ? "scalar b"
+            : pat == 3 ? "scalar a" : "mixed";
+  c.a_s8 = rng() % 2, c.b_s8 = rng() % 2, c.y_s8 = rng() % 2;
+  if (round % 3 == 0) {
+    const bool quarter = rng() % 2;
+    c.sa = c.sb = quarter ? 0.25f : 0.5f;
+    c.sy = quarter ? 0.5f : 1.0f;
+  } else {
+    c.sa = random_scale(rng, -9, 1), c.sb = random_scale(rng, -9, 1);
+    c.sy = round % 5 == 2 ? random_scale(rng, -14, -10) : random_scale(rng, -9, 1);
+  }
+  c.za = random_zp(rng, c.a_s8), c.zb = random_zp(rng, c.b_s8), c.zy = random_zp(rng, c.y_s8);
+  return c;
+}
+
+// y[o] = Q(DQ(a[ia]) + DQ(b[ib])) with ia, ib the operands' row-major indices of the output
+// coordinates taken modulo their dims (0 on an axis of size 1).
+inline std::vector<uint8_t> qadd_ref(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
+                                     const QaddCase& c) {
+  std::vector<uint8_t> y;
+  const uint32_t* d = c.dims;
+  for (uint32_t i0 = 0; i0 < d[0]; ++i0)
+    for (uint32_t i1 = 0; i1 < d[1]; ++i1)
+      for (uint32_t i2 = 0; i2 < d[2]; ++i2)
+        for (uint32_t i3 = 0; i3 < d[3]; ++i3) {
+          const uint32_t o[4] = {i0, i1, i2, i3};
+          size_t ia = 0, ib = 0;
+          for (int k = 0; k < 4; ++k) {
+            ia = ia * c.adims[k] + (c.adims[k] == 1 ? 0 : o[k]);
+            ib = ib * c.bdims[k] + (c.bdims[k] == 1 ? 0 : o[k]);
+          }
+          const float da = dequantize_ref(byte_value(a[ia], c.a_s8), c.za, c.sa);
+          const float db = dequantize_ref(byte_value(b[ib], c.b_s8), c.zb, c.sb);
+          y.push_back(static_cast<uint8_t>(quantize_ref(f32_add_ref(da, db), c.sy, c.zy, c.y_s8)));
+        }
+  return y;
+}
+
+inline weft_qadd_args qadd_args(const QaddCase& c, uint32_t a, uint32_t b, uint32_t y) {
+  weft_qadd_args r{};
+  uint32_t sa = 1, sb = 1;
+  for (int k = 3; k >= 0; --k) {
+    r.dims[k] = c.dims[k];
+    r.a_strides[k] = c.adims[k] == 1 ? 0 : sa;
+    r.b_strides[k] = c.bdims[k] == 1 ? 0 : sb;
+    sa *= c.adims[k], sb *= c.bdims[k];
+  }
+  r.a_scale = f32_bits(c.sa), r.b_scale = f32_bits(c.sb), r.y_scale = f32_bits(c.sy);
+  r.a_zero_point = c.za, r.b_zero_point = c.zb, r.y_zero_point = c.zy;
+  r.flags = (c.a_s8 ? WEFT_Q_A_INT8 : 0u) | (c.b_s8 ? WEFT_Q_B_INT8 : 0u) |
+            (c.y_s8 ? WEFT_Q_Y_INT8 : 0u);
+  r.a = a, r.b = b, r.y = y;
+  return r;
+}
+
+inline std::string qadd_name(const QaddCase& c) {
+  std::ostringstream s;
+  auto dims = [&](const uint32_t* d) { s << d[0] << "x" << d[1] << "x" << d[2] << "x" << d[3]; };
+  s << "qadd " << c.pattern << " ";
+  dims(c.adims);
+  s << (c.a_s8 ? " s8" : " u8") << " + ";
+  dims(c.bdims);
+  s << (c.b_s8 ? " s8" : " u8") << " -> ";
+  dims(c.dims);
+  s << (c.y_s8 ? " s8" : " u8") << std::setprecision(9) << " scales " << c.sa << " " << c.sb
+    << " " << c.sy << " zps " << c.za << " " << c.zb << " " << c.zy;
+  return s.str();
+}
+
+// qavgpool: the pool geometry of MaxPool2dCase plus count_include_pad and the quantization.
+struct QAvgPoolCase {
+  MaxPool2dCase g;  // g.is_signed: x is int8
+  bool count_pad = false, y_s8 = false, global = false;
+  float sx = 1, sy = 1;
+  int32_t zx = 0, zy = 0;
+};
+
+// Round 0: 1x8x17x15, 3x3, stride 2, pads 1 (count_include_pad 0), round 1 the same with
+// count_include_pad, round 2 GlobalAveragePool of 1x8x13x11 (window = plane), round 3 a 2x2 /
+// stride 1 window with ties (sx = 1, sy = 1: means k/4), then random geometries (maxpool2d_case:
+// kernels 1..4, strides 1..3, dilations 1..2, pads < kernel, floor / ceil) with random
+// count_include_pad. Scales: ties every third round, huge ones (round 4: some dequantized values
+// infinite), subnormal ones (round 5), else random in [2^-9, 2].
+inline QAvgPoolCase qavgpool_case(std::mt19937_64& rng, int round, size_t max_bytes = 24000) {
+  QAvgPoolCase c;
+  const bool x_s8 = rng() % 2;
+  if (round == 2) {
+    c.global = true;
+    c.g = {.n = 1, .c = 8, .h = 13, .w = 11, .kh = 13, .kw = 11};
+    set_out(c.g);
+  } else if (round == 3) {
+    c.g = {.n = 2, .c = 3, .h = 9, .w = 10, .kh = 2, .kw = 2, .pad_top = 1, .pad_left = 0,
+           .pad_bottom = 1, .pad_right = 1};
+    set_out(c.g);
+  } else {
+    c.g = maxpool2d_case(rng, round < 2 ? 0 : round, x_s8, max_bytes);
+  }
+  c.g.is_signed = x_s8;
+  c.count_pad = round == 1 || (round > 3 && rng() % 2);
+  c.y_s8 = rng() % 2;
+  if (round == 4) {  // some dequantized values infinite: the kernel's double-sum path
+    c.sx = random_scale(rng, 119, 127), c.sy = random_scale(rng, 120, 127);
+  } else if (round == 5) {  // subnormal scales (their ulp is 2^-149)
+    c.sx = random_scale(rng, -140, -127), c.sy = random_scale(rng, -140, -127);
+  } else if (round == 3 || round % 3 == 0) {
+    c.sx = round == 3 ? 1.0f : 0.5f, c.sy = round == 3 ? 1.0f : 0.25f;
+  } else {
+    c.sx = random_scale(rng, -9, 1), c.sy = random_scale(rng, -9, 1);
+  }
+  c.zx = random_zp(rng, x_s8), c.zy = random_zp(rng, c.y_s8);
+  return c;
+}
+
+// host_ops.cpp `pool` (non-max branch) on DequantizeLinear's floats, then QuantizeLinear.
+inline std::vector<uint8_t> qavgpool_ref(const std::vector<uint8_t>& in, const QAvgPoolCase& c) {
+  const MaxPool2dCase& g = c.g;
+  std::vector<uint8_t> out;
+  const int64_t h = g.h, w = g.w;
+  for (uint32_t p = 0; p < g.n * g.c; ++p)
+    for (uint32_t oy = 0; oy < g.out_h; ++oy)
+      for (uint32_t ox = 0; ox < g.out_w; ++ox) {
+        double sum = 0;
+        int64_t count = 0;
+        for (uint32_t ky = 0; ky < g.kh; ++ky)
+          for (uint32_t kx = 0; kx < g.kw; ++kx) {
+            const int64_t iy = int64_t{oy} * g.stride_h - g.pad_top + int64_t{ky} * g.dil_h;
+            const int64_t ix = int64_t{ox} * g.stride_w - g.pad_left + int64_t{kx} * g.dil_w;
+            if (iy < 0 || iy >= h || ix < 0 || ix >= w) {
+              if (c.count_pad && iy >= -int64_t{g.pad_top} && iy < h + g.pad_bottom &&
+                  ix >= -int64_t{g.pad_left} && ix < w + g.pad_right) {
+                ++count;
+              }
+              continue;
+            }
+            ++count;
+            sum += dequantize_ref(byte_value(in[(size_t{p} * h + iy) * w + ix], g.is_signed),
+                                  c.zx, c.sx);
+          }
+        const float mean = count ? static_cast<float>(sum / double(count)) : 0.0f;
+        out.push_back(static_cast<uint8_t>(quantize_ref(mean, c.sy, c.zy, c.y_s8)));
+      }
+  return out;
+}
+
+inline weft_qavgpool_args qavgpool_args(const QAvgPoolCase& c, uint32_t in, uint32_t out) {
+  const MaxPool2dCase& g = c.g;
+  return weft_qavgpool_args{g.n, g.c, g.h, g.w, g.kh, g.kw, g.stride_h, g.stride_w,
+                            g.pad_top, g.pad_left, g.pad_bottom, g.pad_right, g.dil_h, g.dil_w,
+                            g.out_h, g.out_w, c.count_pad ? 1u : 0u, f32_bits(c.sx),
+                            f32_bits(c.sy), c.zx, c.zy,
+                            (g.is_signed ? WEFT_Q_A_INT8 : 0u) | (c.y_s8 ? WEFT_Q_Y_INT8 : 0u),
+                            in, out};
+}
+
+inline std::string qavgpool_name(const QAvgPoolCase& c) {
+  std::ostringstream s;
+  s << (c.global ? "qavgpool global" : "qavgpool") << maxpool2d_name(c.g).substr(9)
+    << (c.count_pad ? " count_include_pad" : "") << (c.y_s8 ? " -> s8" : " -> u8")
+    << std::setprecision(9) << " scales " << c.sx << " " << c.sy << " zps " << c.zx << " "
+    << c.zy;
   return s.str();
 }
 

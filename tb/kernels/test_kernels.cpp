@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <iterator>
 #include <random>
 #include <sstream>
@@ -34,6 +35,7 @@
 #include "weft/golden/simt.hpp"
 #include "weft/tb/options.hpp"
 #include "weft_kernel_args.h"
+#include "weft_qfloat.h"
 
 namespace s = weft::golden::simt;
 namespace g = weft::golden;
@@ -743,6 +745,148 @@ TEST(Kernels, TransposeNdRank0To6MatchesReference) {
                   transpose_nd_name(tc) + " " + shape_name(sh));
       if (round == 0) report("transpose_nd", r, sh, want.size(), " (1x16x9x11 NCHW->NHWC)");
       if (round == 1) report("transpose_nd", r, sh, want.size(), " (rank 6)");
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// QDQ float operators (qadd, qavgpool): IEEE float32 / double through libgcc's soft-float, bit for
+// bit the model runtime's host code
+// ------------------------------------------------------------------------------------------------
+
+// The kernels' QuantizeLinear (weft_qfloat.h, integer rounding on the float's fields) compiled
+// for the host against nearbyint: every tie k + 1/2 and its neighbours for |k| < 2^12, random
+// bit patterns of every exponent, values around 2^23, infinities and NaN.
+TEST(Kernels, QuantizeRoundingMatchesNearbyintOnTheHost) {
+  auto rng = weft::tb::make_rng();
+  int bad = 0;
+  auto check = [&](float x) {
+    for (const bool s8 : {false, true}) {
+      const int32_t zp = s8 ? -3 : 7, lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
+      // scale 1: q = x; a scale of 2^-8 shifts the whole range into the clamp
+      const int32_t got = weft_quantize(x, 1.0f, zp, lo, hi);
+      const int32_t want = quantize_ref(x, 1.0f, zp, s8);
+      if (got != want && ++bad <= 5) {
+        ADD_FAILURE() << "x = " << std::setprecision(9) << x << " (0x" << std::hex
+                      << f32_bits(x) << std::dec << ") s8 " << s8 << ": " << got << ", expected "
+                      << want;
+      }
+    }
+  };
+  for (int k = -4096; k < 4096; ++k) {
+    const float t = static_cast<float>(k) + 0.5f;
+    check(t), check(std::nextafter(t, 1e9f)), check(std::nextafter(t, -1e9f));
+    check(static_cast<float>(k));
+  }
+  for (int i = 0; i < 2000000; ++i) {
+    uint32_t u = static_cast<uint32_t>(rng());
+    if (i % 2) u = (u & 0x807fffffu) | (uint32_t(uniform(rng, 100, 160)) << 23);  // |x| ~ 2^-27..2^33
+    float x;
+    std::memcpy(&x, &u, 4);
+    check(x);
+  }
+  for (const float x : {8388607.5f, 8388608.0f, 8388609.0f, -8388607.5f, -8388608.0f, 0.0f,
+                        -0.0f, 0.49999997f, -0.49999997f, 1e-45f, -1e-45f, INFINITY, -INFINITY,
+                        NAN}) {
+    check(x);
+  }
+  EXPECT_EQ(bad, 0) << bad << " values differ";
+}
+
+namespace {
+
+std::vector<uint8_t> run_qadd(const QaddCase& c, const std::vector<uint8_t>& a,
+                              const std::vector<uint8_t>& b, const Shape& sh,
+                              std::mt19937_64& rng, const std::string& what) {
+  KernelRun k("qadd");
+  k.allow_writable_globals();  // its table of dequantized values (.bss)
+  const uint32_t a_addr = k.input(a), b_addr = k.input(b);
+  const uint32_t y_addr = k.output<uint8_t>(c.out_size(), rng);
+  const s::Result r = k.run(qadd_args(c, a_addr, b_addr, y_addr), sh);
+  if (!what.empty()) report("qadd", r, sh, c.out_size(), what);
+  return k.read<uint8_t>(y_addr, c.out_size());
+}
+
+std::vector<uint8_t> run_qavgpool(const QAvgPoolCase& c, const std::vector<uint8_t>& in,
+                                  const Shape& sh, std::mt19937_64& rng, const std::string& what) {
+  KernelRun k("qavgpool");
+  k.allow_writable_globals();  // its table of dequantized values (.bss)
+  const uint32_t in_addr = k.input(in);
+  const uint32_t out_addr = k.output<uint8_t>(c.g.out_size(), rng);
+  const s::Result r = k.run(qavgpool_args(c, in_addr, out_addr), sh);
+  if (!what.empty()) report("qavgpool", r, sh, c.g.out_size(), what);
+  return k.read<uint8_t>(out_addr, c.g.out_size());
+}
+
+}  // namespace
+
+// Random shapes (rank 1..4), broadcast patterns (same shape, per-channel, scalar, mixed), u8 / s8
+// mixes, zero points and scales (ties: 0.5 + 0.5 -> 1; saturating small output scales).
+TEST(Kernels, QaddBroadcastU8S8MatchesHostFloat) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  for (int round = 0; round < 15; ++round) {
+    const QaddCase c = qadd_case(rng, round);
+    const auto a = random_vector<uint8_t>(rng, c.a_size(), 0, 255);
+    const auto b = random_vector<uint8_t>(rng, c.b_size(), 0, 255);
+    const std::vector<uint8_t> want = qadd_ref(a, b, c);
+    for (const Shape& sh : kShapes) {
+      if (round > 4 && !sh.reported) continue;
+      const std::string rep = round == 1 ? " (per-channel b, " + std::to_string(c.out_size()) + ")" : "";
+      expect_same(run_qadd(c, a, b, sh, rng, sh.reported ? rep : ""), want,
+                  qadd_name(c) + " " + shape_name(sh));
+    }
+  }
+}
+
+// Hand-worked: ties to even in both signs (0.5 + 0.5 scales, y scale 1), saturation at both ends,
+// an infinite sum (a scale of 3e38) saturating, inf + -inf = NaN giving 0.
+TEST(Kernels, QaddTiesSaturationInfNanHandWorked) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  QaddCase c;
+  c.dims[3] = c.adims[3] = c.bdims[3] = 8;
+  c.sa = c.sb = 0.5f, c.sy = 1.0f;
+  c.a_s8 = c.b_s8 = c.y_s8 = true;
+  // a + b (in halves): 1 -> 0, 3 -> 2, 5 -> 2, -1 -> 0, -3 -> -2, -5 -> -2, 254 -> 127, -256 -> -128
+  const std::vector<int8_t> as = {1, 2, 3, -1, -2, -3, 127, -128};
+  const std::vector<int8_t> bs = {0, 1, 2, 0, -1, -2, 127, -128};
+  const std::vector<int8_t> want_s = {0, 2, 2, 0, -2, -2, 127, -128};
+  std::vector<uint8_t> a(as.begin(), as.end()), b(bs.begin(), bs.end());
+  std::vector<uint8_t> want(want_s.begin(), want_s.end());
+  EXPECT_EQ(qadd_ref(a, b, c), want) << "reference";
+  for (const Shape& sh : kShapes) expect_same(run_qadd(c, a, b, sh, rng, ""), want, "ties " + shape_name(sh));
+  // uint8 output with zero point 10: -1.5 -> -2 + 10 = 8; 0.5 -> 0 + 10
+  c.y_s8 = false, c.zy = 10;
+  want = {10, 12, 12, 10, 8, 8, 137, 0};
+  EXPECT_EQ(qadd_ref(a, b, c), want) << "reference u8";
+  for (const Shape& sh : kShapes) expect_same(run_qadd(c, a, b, sh, rng, ""), want, "ties u8 " + shape_name(sh));
+  // infinities: a scale of 3e38 makes |a - za| >= 2 infinite; inf + (-inf) is NaN -> 0
+  c.sa = 3e38f, c.sb = 3e38f, c.y_s8 = true, c.zy = 0;
+  a = {2, 2, uint8_t(-2), 1, 0, 2, 0, 0};
+  b = {0, uint8_t(-2), 0, 0, 0, uint8_t(-3), 1, uint8_t(-1)};
+  want = {127, 0, uint8_t(-128), 127, 0, 0, 127, uint8_t(-128)};
+  EXPECT_EQ(qadd_ref(a, b, c), want) << "reference inf";
+  for (const Shape& sh : kShapes) expect_same(run_qadd(c, a, b, sh, rng, ""), want, "inf/nan " + shape_name(sh));
+}
+
+// AveragePool (3x3 s2 p1 with and without count_include_pad, 2x2 ties, random geometries with
+// dilations and ceil mode) and GlobalAveragePool, u8 / s8 in and out, against the host's loops.
+TEST(Kernels, QAvgPoolAndGlobalAveragePoolMatchHostFloat) {
+  SKIP_WITHOUT_KERNELS();
+  auto rng = weft::tb::make_rng();
+  for (int round = 0; round < 14; ++round) {
+    const QAvgPoolCase c = qavgpool_case(rng, round, 6000);
+    const auto in = random_vector<uint8_t>(rng, c.g.in_size(), 0, 255);
+    const std::vector<uint8_t> want = qavgpool_ref(in, c);
+    for (const Shape& sh : kShapes) {
+      if (round > 3 && !sh.reported) continue;
+      std::string rep;
+      if (round == 0) rep = " (1x8x17x15, 3x3 s2 p1)";
+      if (round == 2) rep = " (global 1x8x13x11)";
+      if (round == 4) rep = " (scale > FLT_MAX / 383: double sum)";
+      expect_same(run_qavgpool(c, in, sh, rng, sh.reported ? rep : ""), want,
+                  qavgpool_name(c) + " " + shape_name(sh));
     }
   }
 }

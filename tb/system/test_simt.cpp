@@ -420,6 +420,42 @@ TEST_P(SystemSimtKernels, Maxpool2dOnnxMatchesReferenceAndGolden) {
   }
 }
 
+// QDQ float operators through libgcc's soft-float (qadd with broadcasting, qavgpool with
+// AveragePool / GlobalAveragePool geometries), u8 / s8, against the host-float references.
+TEST_P(SystemSimtKernels, QaddMatchesHostFloatAndGolden) {
+  for (int round = 0; round < (sim() ? 3 : 8); ++round) {
+    const QaddCase c = qadd_case(rng_, round, sim() ? 400 : 4000);
+    const auto a = random_vector<uint8_t>(rng_, c.a_size(), 0, 255);
+    const auto b = random_vector<uint8_t>(rng_, c.b_size(), 0, 255);
+    const std::vector<uint8_t> want = qadd_ref(a, b, c);
+    for (const SimtShape& sh : shapes()) {
+      DeviceKernel k(*dev_, "qadd");
+      const uint32_t a_addr = k.input(a), b_addr = k.input(b);
+      const uint32_t y_addr = k.output<uint8_t>(want.size(), rng_);
+      k.run(qadd_args(c, a_addr, b_addr, y_addr), sh, want.size(), " (" + c.pattern + ")");
+      expect_same(k.read<uint8_t>(y_addr, want.size()), want, qadd_name(c) + " " + shape_name(sh));
+    }
+  }
+}
+
+TEST_P(SystemSimtKernels, QAvgPoolMatchesHostFloatAndGolden) {
+  for (int round = 0; round < (sim() ? 3 : 8); ++round) {
+    const QAvgPoolCase c = qavgpool_case(rng_, round, sim() ? 1500 : 6000);
+    const auto in = random_vector<uint8_t>(rng_, c.g.in_size(), 0, 255);
+    const std::vector<uint8_t> want = qavgpool_ref(in, c);
+    for (const SimtShape& sh : shapes()) {
+      DeviceKernel k(*dev_, "qavgpool");
+      const uint32_t in_addr = k.input(in);
+      const uint32_t out_addr = k.output<uint8_t>(want.size(), rng_);
+      const std::string what = round == 0 ? " (1x8x17x15, 3x3 s2 p1)"
+                               : round == 2 ? " (global 1x8x13x11)" : "";
+      k.run(qavgpool_args(c, in_addr, out_addr), sh, what.empty() ? 0 : want.size(), what);
+      expect_same(k.read<uint8_t>(out_addr, want.size()), want,
+                  qavgpool_name(c) + " " + shape_name(sh));
+    }
+  }
+}
+
 // Each thread's exit code (Simt::exit_codes(), from the runtime's exit-code slots) equals the
 // golden model's (a0 at the exit ecall) and t * mul + add; kernels returning from a void
 // weft_main exit with 0.

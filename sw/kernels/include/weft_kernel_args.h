@@ -162,6 +162,54 @@ struct weft_transpose_nd_args {
 };
 WEFT_ARGS_SIZE_CHECK(struct weft_transpose_nd_args, 15);
 
+/* Flags of the QDQ kernels (qadd, qavgpool): the byte type of each quantized tensor. */
+#define WEFT_Q_A_INT8 1u /* qadd: a is int8 (else uint8); qavgpool: x is int8 */
+#define WEFT_Q_B_INT8 2u /* qadd: b is int8 */
+#define WEFT_Q_Y_INT8 4u /* y is int8 (else uint8) */
+
+/* qadd: QuantizeLinear(DequantizeLinear(a) + DequantizeLinear(b)) elementwise, in IEEE float32
+ * exactly as the model runtime's host code (docs/kernels.md, "Quantized float operators"):
+ *   da = f32((float)(a - a_zero_point) * a_scale), db likewise,
+ *   q = f32(f32(da + db) / y_scale), y = clamp(round_half_even(q) + y_zero_point, type range)
+ * with numpy broadcasting up to rank 4: dims[4] are the output's dims (outermost first; a lower
+ * rank is padded with leading 1s), a_strides / b_strides the operands' element strides per output
+ * axis (0 on a broadcast axis). Scales are float32 bit patterns (> 0, finite); zero points in
+ * their type's range; flags WEFT_Q_A_INT8 | WEFT_Q_B_INT8 | WEFT_Q_Y_INT8. */
+struct weft_qadd_args {
+  uint32_t dims[4];
+  uint32_t a_strides[4], b_strides[4];
+  uint32_t a_scale, b_scale, y_scale; /* float32 bits */
+  int32_t a_zero_point, b_zero_point, y_zero_point;
+  uint32_t flags;
+  uint32_t a, b, y; /* bytes */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_qadd_args, 22);
+
+/* qavgpool: QuantizeLinear(AveragePool(DequantizeLinear(x))) on a uint8 / int8 NCHW tensor, 2-D,
+ * exactly as the host's AveragePool / GlobalAveragePool (docs/kernels.md): per output element
+ * the window's taps inside the input (iy = oy*stride_h - pad_top + ky*dilation_h, likewise ix),
+ * each dequantized to float32 as in qadd, summed in double in window order (ky, then kx),
+ * mean = (float)(sum / (double)count), then QuantizeLinear with y_scale / y_zero_point.
+ * count = the taps inside the input, or with count_include_pad the taps inside the padded input
+ * [-pad_top, h + pad_bottom) x [-pad_left, w + pad_right); a window with count 0 gives mean 0.
+ * out_h / out_w come from the host (floor / ceil mode); pad_bottom / pad_right only enter the
+ * count. GlobalAveragePool: kh = h, kw = w, strides 1, pads 0, out 1 x 1.
+ * flags WEFT_Q_A_INT8 (x) | WEFT_Q_Y_INT8. Scales float32 bits (> 0, finite). */
+struct weft_qavgpool_args {
+  uint32_t batch, channels, h, w; /* input N, C, H, W */
+  uint32_t kh, kw;
+  uint32_t stride_h, stride_w;
+  uint32_t pad_top, pad_left, pad_bottom, pad_right;
+  uint32_t dilation_h, dilation_w;
+  uint32_t out_h, out_w;
+  uint32_t count_include_pad;
+  uint32_t x_scale, y_scale; /* float32 bits */
+  int32_t x_zero_point, y_zero_point;
+  uint32_t flags;
+  uint32_t in, out; /* bytes: [batch][channels][h][w], [batch][channels][out_h][out_w] */
+};
+WEFT_ARGS_SIZE_CHECK(struct weft_qavgpool_args, 24);
+
 #undef WEFT_ARGS_SIZE_CHECK
 
 #endif /* WEFT_KERNEL_ARGS_H */

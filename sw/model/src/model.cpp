@@ -38,6 +38,7 @@ std::string_view placement_name(Placement p) {
 namespace {
 
 using model::dims_string;
+using model::element_count;
 
 [[noreturn]] void bad_node(const std::string& path, const OnnxNode& n, const std::string& why) {
   throw Error(Errc::kBadModel, path + ": node " + n.name + " (" + n.op_type + "): " + why);
@@ -1053,9 +1054,156 @@ void Model::Impl::run_fallback(const Step& s, Values& v, LayerReport& r, const s
   r.shape = dims_string(get(v, s.node->inputs.at(0), g.path).dims) + " -> " + dims_string(y.dims);
 }
 
+// A folded QDQ Add / AveragePool / GlobalAveragePool on the SIMT core (sw/kernels qadd,
+// qavgpool: the host's float32 arithmetic by IEEE soft-float, bit for bit).
 void Model::Impl::run_simt_qdq(const Step& s, Values& v, LayerReport& r) {
-  std::string why = "no SIMT kernel for " + s.node->op_type + " yet";
-  run_fallback(s, v, r, why);
+  const OnnxNode& n = *s.node;
+  const std::string who = g.path + ": node " + n.name + " (" + n.op_type + ")";
+  const bool add = n.op_type == "QAdd";
+  std::string why;
+  if (!simt_ready(add ? "qadd" : "qavgpool", &why)) return run_fallback(s, v, r, why);
+  auto bits = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+  };
+  auto scale_of = [&](const std::string& name) { return get(v, name, who).floats.at(0); };
+  auto zp_of = [&](const std::string& name, int32_t* type) {
+    if (name.empty()) return int32_t{0};
+    const OnnxTensor& t = get(v, name, who);
+    *type = t.elem_type;
+    return int32_t(t.ints.at(0));
+  };
+  auto bytes_of = [](const OnnxTensor& t, int64_t first, int64_t len) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(len));
+    for (int64_t i = 0; i < len; ++i) bytes[size_t(i)] = uint8_t(t.ints[size_t(first + i)]);
+    return bytes;
+  };
+  const Capabilities& cap = dev->caps();
+  const uint64_t room = simt->heap_end() - simt->heap_begin();
+  const uint64_t slack = 512;  // the argument struct and line rounding
+  OnnxTensor y;
+  int32_t y_type = kOnnxUint8;
+  uint64_t host = 0;
+  if (add) {
+    const OnnxTensor& a = get(v, n.inputs.at(0), who);
+    const OnnxTensor& b = get(v, n.inputs.at(3), who);
+    int32_t a_type = a.elem_type, b_type = b.elem_type;
+    weft_qadd_args args{};
+    args.a_scale = bits(scale_of(n.inputs.at(1))), args.b_scale = bits(scale_of(n.inputs.at(4)));
+    args.y_scale = bits(scale_of(n.inputs.at(6)));
+    args.a_zero_point = zp_of(n.inputs.at(2), &a_type), args.b_zero_point = zp_of(n.inputs.at(5), &b_type);
+    args.y_zero_point = zp_of(input(n, 7), &y_type);
+    const auto bad_type = [](int32_t t) { return t != kOnnxUint8 && t != kOnnxInt8; };
+    if (bad_type(a.elem_type) || bad_type(b.elem_type) || bad_type(y_type) || a.dims.size() > 4 || b.dims.size() > 4) {
+      return run_fallback(s, v, r, "the qadd kernel takes uint8 / int8 tensors of rank <= 4");
+    }
+    // numpy broadcasting, right-aligned to rank 4; element strides 0 on broadcast axes.
+    std::vector<int64_t> out_dims;
+    const size_t rank = std::max(a.dims.size(), b.dims.size());
+    for (size_t i = 0; i < rank; ++i) {
+      const int64_t da = i < rank - a.dims.size() ? 1 : a.dims[i - (rank - a.dims.size())];
+      const int64_t db = i < rank - b.dims.size() ? 1 : b.dims[i - (rank - b.dims.size())];
+      if (da != db && da != 1 && db != 1) throw Error(Errc::kBadModel, who + ": shapes " + dims_string(a.dims) + " and " + dims_string(b.dims) + " do not broadcast");
+      out_dims.push_back(std::max(da, db) == 1 ? 1 : (da == 1 ? db : da));
+    }
+    auto strides4 = [&](const std::vector<int64_t>& d, uint32_t* st) {
+      int64_t stride = 1;
+      for (int k = 3, j = int(d.size()) - 1; k >= 0; --k, --j) {
+        const int64_t dim = j >= 0 ? d[size_t(j)] : 1;
+        const int64_t od = k - (4 - int(rank)) >= 0 ? out_dims[size_t(k - (4 - int(rank)))] : 1;
+        st[k] = dim == 1 && od != 1 ? 0 : uint32_t(stride);
+        stride *= dim;
+      }
+    };
+    const int64_t count = element_count(out_dims, who);
+    const bool flat = a.dims == b.dims;  // the same shape: chunks of the flat arrays
+    const uint64_t per = flat ? 3 : 1;
+    if (!flat && uint64_t(a.size() + b.size() + count) + slack > room) {
+      return run_fallback(s, v, r, "the broadcast operands do not fit the SIMT data memory");
+    }
+    const int64_t chunk = flat ? std::max<int64_t>(16, int64_t((room - slack) / per) / 16 * 16) : count;
+    y.elem_type = y_type;
+    y.dims = out_dims;
+    y.ints.reserve(size_t(count));
+    args.flags = (a.elem_type == kOnnxInt8 ? WEFT_Q_A_INT8 : 0u) | (b.elem_type == kOnnxInt8 ? WEFT_Q_B_INT8 : 0u) |
+                 (y_type == kOnnxInt8 ? WEFT_Q_Y_INT8 : 0u);
+    for (int64_t first = 0; first < count; first += chunk) {
+      const int64_t len = std::min(chunk, count - first);
+      simt->free_all();
+      if (flat) {
+        for (int k = 0; k < 4; ++k) args.dims[k] = 1, args.a_strides[k] = args.b_strides[k] = 1;
+        args.dims[3] = uint32_t(len);
+        const std::vector<uint8_t> ab = bytes_of(a, first, len), bb = bytes_of(b, first, len);
+        args.a = simt->put(ab), args.b = simt->put(bb);
+        host += ab.size() + bb.size();
+      } else {
+        for (int k = 0; k < 4; ++k) {
+          const int j = k - (4 - int(rank));
+          args.dims[k] = j >= 0 ? uint32_t(out_dims[size_t(j)]) : 1u;
+        }
+        strides4(a.dims, args.a_strides);
+        strides4(b.dims, args.b_strides);
+        const std::vector<uint8_t> ab = bytes_of(a, 0, a.size()), bb = bytes_of(b, 0, b.size());
+        args.a = simt->put(ab), args.b = simt->put(bb);
+        host += ab.size() + bb.size();
+      }
+      args.y = simt->alloc(size_t(len));
+      const SimtReport rep = simt->launch({cap.simt_warps, cap.simt_threads}, simt->put_args(args), 0, 0, opt.timeout);
+      const std::vector<uint8_t> out = simt->read<uint8_t>(args.y, size_t(len), opt.timeout);
+      for (uint8_t byte : out) y.ints.push_back(y_type == kOnnxInt8 ? int64_t(int8_t(byte)) : int64_t(byte));
+      r.cycles += rep.cycles;
+      host += out.size();
+    }
+  } else {
+    const OnnxTensor& x = get(v, n.inputs.at(0), who);
+    int32_t x_type = x.elem_type;
+    weft_qavgpool_args args{};
+    args.x_scale = bits(scale_of(n.inputs.at(1))), args.y_scale = bits(scale_of(n.inputs.at(3)));
+    args.x_zero_point = zp_of(n.inputs.at(2), &x_type), args.y_zero_point = zp_of(input(n, 4), &y_type);
+    if ((x.elem_type != kOnnxUint8 && x.elem_type != kOnnxInt8) || (y_type != kOnnxUint8 && y_type != kOnnxInt8) || x.dims.size() != 4) {
+      return run_fallback(s, v, r, "the qavgpool kernel takes 2-D pools of uint8 / int8 NCHW tensors");
+    }
+    const int64_t nb = x.dims[0], c = x.dims[1], h = x.dims[2], w = x.dims[3];
+    int64_t oh = 1, ow = 1;
+    if (n.op_type == "QGlobalAveragePool") {
+      args.kh = uint32_t(h), args.kw = uint32_t(w), args.stride_h = args.stride_w = 1;
+      args.dilation_h = args.dilation_w = 1;
+    } else {
+      const model::Pool p = model::pool_geometry(n, x);
+      args.kh = uint32_t(p.kh), args.kw = uint32_t(p.kw), args.stride_h = uint32_t(p.sh), args.stride_w = uint32_t(p.sw);
+      args.pad_top = uint32_t(p.pt), args.pad_left = uint32_t(p.pl), args.pad_bottom = uint32_t(p.pb), args.pad_right = uint32_t(p.pr);
+      args.dilation_h = uint32_t(p.dh), args.dilation_w = uint32_t(p.dw);
+      args.count_include_pad = n.attr("count_include_pad", 0) != 0;
+      oh = p.oh, ow = p.ow;
+    }
+    args.h = uint32_t(h), args.w = uint32_t(w), args.out_h = uint32_t(oh), args.out_w = uint32_t(ow);
+    args.flags = (x.elem_type == kOnnxInt8 ? WEFT_Q_A_INT8 : 0u) | (y_type == kOnnxInt8 ? WEFT_Q_Y_INT8 : 0u);
+    const int64_t planes = nb * c, in_plane = h * w, out_plane = oh * ow;
+    const uint64_t per_plane = uint64_t((in_plane + 15) / 16 * 16 + (out_plane + 15) / 16 * 16);
+    if (per_plane + slack > room) return run_fallback(s, v, r, "a plane does not fit the SIMT data memory");
+    const int64_t chunk = std::max<int64_t>(1, int64_t((room - slack) / per_plane));
+    y.elem_type = y_type;
+    y.dims = n.op_type == "QGlobalAveragePool" ? std::vector<int64_t>{nb, c, 1, 1} : std::vector<int64_t>{nb, c, oh, ow};
+    y.ints.reserve(size_t(planes * out_plane));
+    for (int64_t first = 0; first < planes; first += chunk) {
+      const int64_t count = std::min(chunk, planes - first);
+      simt->free_all();
+      const std::vector<uint8_t> in = bytes_of(x, first * in_plane, count * in_plane);
+      args.batch = 1, args.channels = uint32_t(count);
+      args.in = simt->put(in);
+      args.out = simt->alloc(size_t(count * out_plane));
+      const SimtReport rep = simt->launch({cap.simt_warps, cap.simt_threads}, simt->put_args(args), 0, 0, opt.timeout);
+      const std::vector<uint8_t> out = simt->read<uint8_t>(args.out, size_t(count * out_plane), opt.timeout);
+      for (uint8_t byte : out) y.ints.push_back(y_type == kOnnxInt8 ? int64_t(int8_t(byte)) : int64_t(byte));
+      r.cycles += rep.cycles;
+      host += in.size() + out.size();
+    }
+  }
+  r.where = Placement::kSimt;
+  r.host_bytes = host;
+  r.shape = dims_string(get(v, n.inputs.at(0), who).dims) + " -> " + dims_string(y.dims);
+  v[n.outputs.at(0)] = std::move(y);
 }
 
 // An integer MaxPool on the SIMT core (sw/kernels/src/maxpool2d.c), as many planes per launch as

@@ -121,6 +121,17 @@ class DeviceTest : public ::testing::TestWithParam<Backend> {
   // A small host memory (uart://: the board's 64 KiB) and a slow link: tests shrink their shapes.
   bool small_host() const { return GetParam().max_host_bytes != 0; }
   int rand_int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  std::vector<uint8_t> rand_bytes(size_t n) {
+    std::vector<uint8_t> v(n);
+    for (auto& b : v) b = static_cast<uint8_t>(rng_());
+    return v;
+  }
+  // 8-bit operand bytes as their values (int8 or uint8).
+  static std::vector<int32_t> values(const std::vector<uint8_t>& b, bool is_signed) {
+    std::vector<int32_t> v(b.size());
+    for (size_t i = 0; i < b.size(); ++i) v[i] = is_signed ? int8_t(b[i]) : b[i];
+    return v;
+  }
 
   std::mt19937_64 rng_;
 #ifdef WEFT_SYSTEM_UART

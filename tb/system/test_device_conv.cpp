@@ -26,16 +26,6 @@ namespace g = weft::golden;
 
 class DeviceConv : public weft::tb::system::DeviceTest {
  public:  // the static helpers serve DeviceConvTiling too
-  std::vector<uint8_t> rand_bytes(size_t n) {
-    std::vector<uint8_t> v(n);
-    for (auto& b : v) b = static_cast<uint8_t>(rng_());
-    return v;
-  }
-  static std::vector<int32_t> values(const std::vector<uint8_t>& b, bool is_signed) {
-    std::vector<int32_t> v(b.size());
-    for (size_t i = 0; i < b.size(); ++i) v[i] = is_signed ? int8_t(b[i]) : b[i];
-    return v;
-  }
 
   // A random output stage (TFLite double or ONNX) for N channels and about K accumulator terms,
   // with a declared output type.

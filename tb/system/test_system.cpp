@@ -29,17 +29,7 @@ using weft::tb::system::small_transfer;
 
 class System : public weft::tb::system::DeviceTest {
  protected:
-  std::vector<uint8_t> rand_bytes(size_t n) {
-    std::vector<uint8_t> v(n);
-    for (auto& b : v) b = static_cast<uint8_t>(rng_());
-    return v;
-  }
 
-  static std::vector<int32_t> values(const std::vector<uint8_t>& b, bool is_signed) {
-    std::vector<int32_t> v(b.size());
-    for (size_t i = 0; i < b.size(); ++i) v[i] = is_signed ? int8_t(b[i]) : b[i];
-    return v;
-  }
 
   // A random output stage for N channels in `mode`, scaled for accumulators of about K terms.
   weft::OutputStage rand_stage(weft::StoreMode mode, int n, int k, bool out_signed) {

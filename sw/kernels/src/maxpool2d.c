@@ -9,19 +9,9 @@
  * uint8 loops are separate copies (lb / signed compare, lbu / unsigned compare); the choice is
  * the same for every lane. */
 #include "weft_kernel_args.h"
+#include "weft_pool.h"
 #include "weft_simt.h"
 
-/* Taps k in [0, taps) at coordinate start + k * step: the first tap inside [0, size) is
- * returned in *first, the return value is how many consecutive taps from it are inside. */
-static inline uint32_t taps_inside(int32_t start, uint32_t taps, uint32_t step, uint32_t size,
-                                   int32_t* first) {
-  uint32_t lo = 0, hi = taps;
-  int32_t s = start, e = start + (int32_t)((taps - 1) * step);
-  while (lo < hi && s < 0) s += (int32_t)step, ++lo;
-  while (hi > lo && e >= (int32_t)size) e -= (int32_t)step, --hi;
-  *first = s;
-  return hi - lo;
-}
 
 static inline __attribute__((always_inline)) void pool(const struct weft_maxpool2d_args* a,
                                                        const int is_signed) {

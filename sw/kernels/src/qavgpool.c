@@ -20,22 +20,12 @@
  * found once per axis per element, so the inner loop reads only input bytes. */
 #include "weft_kernel_args.h"
 #include "weft_qfloat.h"
+#include "weft_pool.h"
 #include "weft_simt.h"
 
 /* DequantizeLinear of every byte value b (as x's type) in units of u: written each launch. */
 static int64_t dq_units[256];
 
-/* Taps k in [0, taps) at coordinate start + k * step: the first tap inside [0, size) is
- * returned in *first, the return value is how many consecutive taps from it are inside. */
-static inline uint32_t taps_inside(int32_t start, uint32_t taps, uint32_t step, uint32_t size,
-                                   int32_t* first) {
-  uint32_t lo = 0, hi = taps;
-  int32_t s = start, e = start + (int32_t)((taps - 1) * step);
-  while (lo < hi && s < 0) s += (int32_t)step, ++lo;
-  while (hi > lo && e >= (int32_t)size) e -= (int32_t)step, --hi;
-  *first = s;
-  return hi - lo;
-}
 
 /* max(biased exponent, 1) of a finite float: its ulp is 2^(that - 150). */
 static inline int32_t exp1(uint32_t bits) {

@@ -58,8 +58,8 @@ void check_shape(const Conv2dShape& s, const char* who) {
   const std::string w(who);
   if (s.groups != 1) {
     unsupported(w + ": groups = " + std::to_string(s.groups) +
-                " is not supported (grouped and depthwise convolutions are not implemented: run "
-                "one convolution per group)");
+                " is not supported (the driver runs group = 1; run a grouped or depthwise "
+                "convolution as one convolution per group)");
   }
   if (s.n < 1 || s.h < 1 || s.w < 1 || s.c_in < 1 || s.kh < 1 || s.kw < 1 || s.c_out < 1 ||
       s.stride_h < 1 || s.stride_w < 1 || s.dilation_h < 1 || s.dilation_w < 1 ||

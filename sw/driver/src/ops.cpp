@@ -811,8 +811,8 @@ ConvGemm check_conv_shape(const Capabilities& cap, const Conv2dShape& s) {
   if (s.groups != 1) {
     throw Error(Errc::kUnsupported,
                 "conv2d: groups = " + std::to_string(s.groups) +
-                    " is not supported (grouped and depthwise convolutions are not implemented: "
-                    "run one conv2d per group)");
+                    " is not supported (the driver runs group = 1; run a grouped or depthwise "
+                "convolution as one convolution per group)");
   }
   if (int64_t{s.kh - 1} * s.dilation_h + 1 > INT32_MAX ||
       int64_t{s.kw - 1} * s.dilation_w + 1 > INT32_MAX) {

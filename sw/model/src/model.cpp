@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -543,6 +544,12 @@ OnnxTensor to_onnx(const std::string& name, const std::vector<uint8_t>& nhwc, co
   return t;
 }
 
+void add_simt_counters(const SimtReport& rep, LayerReport& r) {
+  r.simt_issued += rep.issued;
+  r.simt_stall_pipe += rep.stall_pipe, r.simt_stall_div += rep.stall_div;
+  r.simt_stall_mem += rep.stall_mem, r.simt_stall_barrier += rep.stall_barrier;
+}
+
 bool same_geometry(const DeviceActivation& a, int n, int h, int w, int c, Operand type, Border b) {
   return a.n == n && a.h == h && a.w == w && a.c == c && a.type.is_signed == type.is_signed &&
          a.type.zero_point == type.zero_point && a.border.top == b.top &&
@@ -701,6 +708,8 @@ bool Model::Impl::run_resident(size_t index, const Conv2dShape& cs,
   r.cycles = st.perf.c.cycles;
   r.utilisation = r.cycles ? st.perf.utilisation() : 0;
   r.dma_bytes = st.perf.c.dma_rd_bytes + st.perf.c.dma_wr_bytes;
+  r.wait_weights = st.perf.c.tu_wait_w, r.wait_activations = st.perf.c.tu_wait_a;
+  r.wait_drain = st.perf.c.tu_wait_drain, r.dma_stall = st.perf.c.dma_rd_stall + st.perf.c.dma_wr_stall;
   r.host_bytes = host;
   if (t.conv) r.im2col_bytes = im2col_bytes(cs);
   r.shape = dims_string(x.dims) + " -> " + dims_string(mg.out_dims);
@@ -932,6 +941,10 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
     total.perf.c.macs += st.perf.c.macs;
     total.perf.c.dma_rd_bytes += st.perf.c.dma_rd_bytes;
     total.perf.c.dma_wr_bytes += st.perf.c.dma_wr_bytes;
+    total.perf.c.tu_wait_w += st.perf.c.tu_wait_w;
+    total.perf.c.tu_wait_a += st.perf.c.tu_wait_a;
+    total.perf.c.tu_wait_drain += st.perf.c.tu_wait_drain;
+    total.perf.c.dma_rd_stall += st.perf.c.dma_rd_stall + st.perf.c.dma_wr_stall;
     total.perf.rows = st.perf.rows, total.perf.cols = st.perf.cols, total.perf.bus_bytes = st.perf.bus_bytes;
   }
 
@@ -991,6 +1004,8 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
   r.cycles = total.perf.c.cycles;
   r.utilisation = r.cycles && total.perf.rows ? double(total.perf.c.macs) / (double(r.cycles) * total.perf.rows * total.perf.cols) : 0;
   r.dma_bytes = total.perf.c.dma_rd_bytes + total.perf.c.dma_wr_bytes;
+  r.wait_weights = total.perf.c.tu_wait_w, r.wait_activations = total.perf.c.tu_wait_a;
+  r.wait_drain = total.perf.c.tu_wait_drain, r.dma_stall = total.perf.c.dma_rd_stall;
   r.host_bytes = host_bytes;
   if (t.conv) r.im2col_bytes = uint64_t(rows * K);
   r.shape = dims_string(x.dims) + " -> " + dims_string(y.dims);
@@ -1153,6 +1168,7 @@ void Model::Impl::run_simt_qdq(const Step& s, Values& v, LayerReport& r) {
       const std::vector<uint8_t> out = simt->read<uint8_t>(args.y, size_t(len), opt.timeout);
       for (uint8_t byte : out) y.ints.push_back(y_type == kOnnxInt8 ? int64_t(int8_t(byte)) : int64_t(byte));
       r.cycles += rep.cycles;
+      add_simt_counters(rep, r);
       host += out.size();
     }
   } else {
@@ -1197,6 +1213,7 @@ void Model::Impl::run_simt_qdq(const Step& s, Values& v, LayerReport& r) {
       const std::vector<uint8_t> out = simt->read<uint8_t>(args.out, size_t(count * out_plane), opt.timeout);
       for (uint8_t byte : out) y.ints.push_back(y_type == kOnnxInt8 ? int64_t(int8_t(byte)) : int64_t(byte));
       r.cycles += rep.cycles;
+      add_simt_counters(rep, r);
       host += in.size() + out.size();
     }
   }
@@ -1258,6 +1275,7 @@ void Model::Impl::run_simt_maxpool(const Step& s, Values& v, LayerReport& r) {
     const std::vector<uint8_t> out = simt->read<uint8_t>(a.out, size_t(count * out_plane), opt.timeout);
     for (uint8_t b : out) y.ints.push_back(x.elem_type == kOnnxInt8 ? int64_t(int8_t(b)) : int64_t(b));
     r.cycles += rep.cycles;
+    add_simt_counters(rep, r);
     host += bytes.size() + out.size();
   }
   r.host_bytes = host;
@@ -1368,7 +1386,9 @@ std::map<std::string, OnnxTensor> Model::run(const std::map<std::string, OnnxTen
   m.on_device.clear();
   for (const Step& s : m.steps) {
     LayerReport r;
+    const auto t0 = std::chrono::steady_clock::now();
     m.run_step(s, v, r);
+    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m.layers.push_back(std::move(r));
   }
   std::map<std::string, OnnxTensor> out;

@@ -42,6 +42,15 @@ struct LayerReport {
   uint64_t dma_bytes = 0;     // bytes the device's DMA moved (read + write)
   uint64_t host_bytes = 0;    // bytes moved between the host and device memory for this step
   uint64_t im2col_bytes = 0;  // for a convolution: the im2col matrix a host-side lowering writes
+  // Where a tensor-unit step's cycles went (PERF_* counters over the step, docs/performance.md):
+  // the tensor unit waiting for weights, for activations, for the accumulator to drain; DMA
+  // cycles stalled by the memory (read + write).
+  uint64_t wait_weights = 0, wait_activations = 0, wait_drain = 0, dma_stall = 0;
+  // A SIMT step: warp instructions issued and the cycles lost to the pipeline, divergence,
+  // memory and barriers (SIMT_* counters, summed over its launches).
+  uint64_t simt_issued = 0, simt_stall_pipe = 0, simt_stall_div = 0, simt_stall_mem = 0,
+           simt_stall_barrier = 0;
+  double wall_seconds = 0;  // host wall time of the step (the whole step, device included)
 };
 
 struct ModelOptions {

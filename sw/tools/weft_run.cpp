@@ -211,9 +211,9 @@ int cmd_run(const std::string& uri, const RunArgs& a) {
     j += "], \"layers\": [";
     for (size_t i = 0; i < layers.size(); ++i) {
       const LayerReport& l = layers[i];
-      j += fmt::format("{}{{\"op\": \"{}\", \"node\": \"{}\", \"shape\": \"{}\", \"where\": \"{}\", \"cycles\": {}, \"macs\": {}, \"utilisation\": {:.4f}, \"dma_bytes\": {}, \"host_bytes\": {}, \"im2col_bytes\": {}, \"wait_weights\": {}, \"wait_activations\": {}, \"wait_drain\": {}, \"dma_stall\": {}, \"simt_issued\": {}, \"wall_s\": {:.6f}, \"note\": \"{}\"}}",
+      j += fmt::format("{}{{\"op\": \"{}\", \"node\": \"{}\", \"shape\": \"{}\", \"where\": \"{}\", \"cycles\": {}, \"macs\": {}, \"utilisation\": {:.4f}, \"dma_bytes\": {}, \"host_bytes\": {}, \"im2col_bytes\": {}, \"wait_weights\": {}, \"wait_activations\": {}, \"wait_drain\": {}, \"dma_stall\": {}, \"simt_issued\": {}, \"wall_s\": {:.6f}, \"first_cycle\": {}, \"last_cycle\": {}, \"note\": \"{}\"}}",
                        i ? ", " : "", json_escape(l.op), json_escape(l.node), json_escape(l.shape), placement_name(l.where), l.cycles, l.macs, l.utilisation, l.dma_bytes, l.host_bytes, l.im2col_bytes,
-                       l.wait_weights, l.wait_activations, l.wait_drain, l.dma_stall, l.simt_issued, l.wall_seconds, json_escape(l.note));
+                       l.wait_weights, l.wait_activations, l.wait_drain, l.dma_stall, l.simt_issued, l.wall_seconds, l.first_cycle, l.last_cycle, json_escape(l.note));
     }
     j += fmt::format("], \"check\": {}}}", a.check ? (mismatch ? "\"differs\"" : "\"bit-exact\"") : "null");
     fmt::print("{}\n", j);
@@ -239,6 +239,7 @@ int cmd_run(const std::string& uri, const RunArgs& a) {
       fmt::print("{:<4} {:<16} {:<14} {:<11} {:<36} {:>10} {:>10} {:>6} {:>10} {:>10} {:>12}\n", i, l.op, l.node, placement_name(l.where), l.shape,
                  l.cycles, l.macs, l.cycles && l.macs ? fmt::format("{:.1f}%", 100 * l.utilisation) : "-", l.dma_bytes, l.host_bytes,
                  l.im2col_bytes ? std::to_string(l.im2col_bytes) : "-");
+      if (l.last_cycle > l.first_cycle) fmt::print("     device clock {} .. {}\n", l.first_cycle, l.last_cycle);
       if (l.where == Placement::kTensorUnit && l.cycles) {
         fmt::print("     waits: weights {} ({:.0f}%), activations {} ({:.0f}%), drain {} ({:.0f}%); DMA stalled {}; {:.2f} DMA B/cycle\n",
                    l.wait_weights, 100.0 * double(l.wait_weights) / double(l.cycles), l.wait_activations,

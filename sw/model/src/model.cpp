@@ -1387,7 +1387,9 @@ std::map<std::string, OnnxTensor> Model::run(const std::map<std::string, OnnxTen
   for (const Step& s : m.steps) {
     LayerReport r;
     const auto t0 = std::chrono::steady_clock::now();
+    r.first_cycle = m.dev->cycle();
     m.run_step(s, v, r);
+    r.last_cycle = m.dev->cycle();
     r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m.layers.push_back(std::move(r));
   }

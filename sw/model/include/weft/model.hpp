@@ -51,6 +51,9 @@ struct LayerReport {
   uint64_t simt_issued = 0, simt_stall_pipe = 0, simt_stall_div = 0, simt_stall_mem = 0,
            simt_stall_barrier = 0;
   double wall_seconds = 0;  // host wall time of the step (the whole step, device included)
+  // The device clock (Device::cycle()) when the step began and ended: where to look in a wave
+  // file of the run (sim:// trace=..., one time unit per cycle).
+  uint64_t first_cycle = 0, last_cycle = 0;
 };
 
 struct ModelOptions {

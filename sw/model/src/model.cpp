@@ -706,7 +706,9 @@ bool Model::Impl::run_resident(size_t index, const Conv2dShape& cs,
 
   r.macs = uint64_t(mg.batches * mg.m * mg.n * mg.k);
   r.cycles = st.perf.c.cycles;
-  r.utilisation = r.cycles ? st.perf.utilisation() : 0;
+  // The operator's own MACs (not the array's MACS counter, which counts the padding of partial
+  // tiles) over the array's peak.
+  r.utilisation = r.cycles ? double(r.macs) / (double(r.cycles) * cap.rows * cap.cols) : 0;
   r.dma_bytes = st.perf.c.dma_rd_bytes + st.perf.c.dma_wr_bytes;
   r.wait_weights = st.perf.c.tu_wait_w, r.wait_activations = st.perf.c.tu_wait_a;
   r.wait_drain = st.perf.c.tu_wait_drain, r.dma_stall = st.perf.c.dma_rd_stall + st.perf.c.dma_wr_stall;
@@ -1002,7 +1004,7 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
 
   r.macs = uint64_t(mg.batches * rows * N * K);
   r.cycles = total.perf.c.cycles;
-  r.utilisation = r.cycles && total.perf.rows ? double(total.perf.c.macs) / (double(r.cycles) * total.perf.rows * total.perf.cols) : 0;
+  r.utilisation = r.cycles ? double(r.macs) / (double(r.cycles) * dev->caps().rows * dev->caps().cols) : 0;
   r.dma_bytes = total.perf.c.dma_rd_bytes + total.perf.c.dma_wr_bytes;
   r.wait_weights = total.perf.c.tu_wait_w, r.wait_activations = total.perf.c.tu_wait_a;
   r.wait_drain = total.perf.c.tu_wait_drain, r.dma_stall = total.perf.c.dma_rd_stall;

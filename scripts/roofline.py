@@ -135,8 +135,8 @@ def main(argv=None):
             mk = "s" if f.get("kind") == "gemm" else "D"
             ax.scatter([x], [y], marker=mk, facecolors="none", edgecolors="black", s=45, zorder=3,
                        label=f'bench: {f.get("name", f.get("kind"))}')
-            ax.annotate(f.get("name", ""), (x, y), xytext=(5, -10 if nb % 2 else 4), textcoords="offset points",
-                        fontsize=6)
+            dx, dy, ha = [(4, 5, "left"), (4, -10, "left"), (-5, -12, "right"), (5, -10, "left")][nb % 4]
+            ax.annotate(f.get("name", ""), (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, fontsize=6)
             nb += 1
             xs.append(x)
             ys.append(y)

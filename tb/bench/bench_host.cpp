@@ -10,10 +10,15 @@
 //      im2col), ONNX requantization; utilisation as in 1, host bytes against the im2col matrix;
 //      checked against the golden model.
 // Each figure prints its target and "met" or "MISSES" (docs/performance.md).
-// Usage: bench_host [device URI base, default sim://?latency=32]
+// Usage: bench_host [device URI, default sim://?latency=32] [--json FILE]
+//   --json FILE also writes the figures as JSON (the roofline plot's measured points,
+//   scripts/roofline.py): the device's rows, cols and bus bytes, then per figure its kind
+//   ("gemm", "copy", "conv"), shape, cycles, MACs, DMA bytes (read + write), wait counters.
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +32,51 @@ namespace golden = weft::golden;
 
 constexpr double kCopyTarget = 0.97;      // 1 MiB copy, 32-cycle latency: of the bus peak
 constexpr double kSimTargetKcps = 150.0;  // whole default device, k cycles per wall second
+
+// One measured figure for --json.
+struct Figure {
+  std::string kind, name;
+  int m = 0, n = 0, k = 0;  // GEMM shape; conv: output pixels, c_out, kh*kw*c_in
+  uint64_t bytes = 0;       // copy: bytes copied
+  weft::PerfCounters c;
+  uint64_t macs = 0;
+  double target = 0;
+};
+std::vector<Figure> g_figures;
+
+void record(const std::string& kind, const std::string& name, int m, int n, int k, uint64_t bytes,
+            const weft::PerfCounters& c, uint64_t macs, double target) {
+  Figure f;
+  f.kind = kind, f.name = name, f.m = m, f.n = n, f.k = k, f.bytes = bytes, f.c = c;
+  f.macs = macs, f.target = target;
+  g_figures.push_back(f);
+}
+
+void write_json(const std::string& file, const weft::Device& dev) {
+  std::ofstream o(file);
+  if (!o) throw std::runtime_error("cannot write " + file);
+  const auto& caps = dev.caps();
+  std::string desc;
+  for (char ch : dev.description()) {
+    if (ch == '"' || ch == '\\') desc += '\\';
+    desc += ch;
+  }
+  o << "{\"tool\": \"bench_host\", \"device\": \"" << desc << "\", \"rows\": " << caps.rows
+    << ", \"cols\": " << caps.cols << ", \"bus_bytes\": " << caps.bus_bytes << ", \"figures\": [";
+  for (size_t i = 0; i < g_figures.size(); ++i) {
+    const Figure& f = g_figures[i];
+    const uint64_t dma = f.c.dma_rd_bytes + f.c.dma_wr_bytes;
+    o << (i ? ",\n  " : "\n  ") << "{\"kind\": \"" << f.kind << "\", \"name\": \"" << f.name
+      << "\", \"m\": " << f.m << ", \"n\": " << f.n << ", \"k\": " << f.k
+      << ", \"bytes\": " << f.bytes << ", \"cycles\": " << f.c.cycles << ", \"macs\": " << f.macs
+      << ", \"dma_bytes\": " << dma << ", \"dma_rd_bytes\": " << f.c.dma_rd_bytes
+      << ", \"dma_wr_bytes\": " << f.c.dma_wr_bytes << ", \"dma_stall\": "
+      << f.c.dma_rd_stall + f.c.dma_wr_stall << ", \"wait_weights\": " << f.c.tu_wait_w
+      << ", \"wait_activations\": " << f.c.tu_wait_a << ", \"wait_drain\": " << f.c.tu_wait_drain
+      << ", \"target\": " << f.target << "}";
+  }
+  o << "\n]}\n";
+}
 
 bool gemm_figure(weft::Device& dev, int m, int n, int k, double target) {
   std::mt19937_64 rng(1);
@@ -89,6 +139,8 @@ bool gemm_figure(weft::Device& dev, int m, int n, int k, double target) {
       "target >= %.0f k: %s)\n",
       secs, kcps, kSimTargetKcps, kcps >= kSimTargetKcps ? "met" : "MISSES");
   std::printf("      %s\n", st.schedule.c_str());
+  record("gemm", "GEMM " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k), m, n,
+         k, 0, p, uint64_t(m) * n * k, target);
   return bad == 0;
 }
 
@@ -134,6 +186,7 @@ bool copy_figure(weft::Device& dev) {
       "write %.4f of bus peak (beats / cycles; target >= %.2f: %s); data %s\n",
       bb, cyc, beats / cyc, beats / cyc, kCopyTarget, beats / cyc >= kCopyTarget ? "met" : "MISSES",
       ok ? "identical" : "DIFFERENT");
+  record("copy", "copy 1 MiB", 0, 0, 0, total, perf.c, 0, kCopyTarget);
   return ok;
 }
 
@@ -196,13 +249,28 @@ bool conv_figure(weft::Device& dev, int h, int w, int c_in, int c_out, int k, in
       static_cast<unsigned long long>(written + read), static_cast<unsigned long long>(written),
       static_cast<unsigned long long>(read),
       static_cast<unsigned long long>(weft::im2col_bytes(s)), bad == 0 ? "bit-exact vs golden" : "MISMATCH");
+  record("conv",
+         "conv " + std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c_in) + " k" +
+             std::to_string(k) + " s" + std::to_string(stride) + " -> " + std::to_string(c_out),
+         s.out_h() * s.out_w(), c_out, k * k * c_in, 0, st.perf.c, uint64_t(macs), kConvTarget);
   return bad == 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string uri = argc > 1 ? argv[1] : "sim://?latency=32";
+  std::string uri = "sim://?latency=32", json;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--json" && i + 1 < argc) {
+      json = argv[++i];
+    } else if (arg.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "usage: bench_host [device URI] [--json FILE]\n");
+      return 2;
+    } else {
+      uri = arg;
+    }
+  }
   try {
     weft::Device dev = weft::Device::open(uri);
     std::printf("   device: %s\n", dev.description().c_str());
@@ -211,6 +279,7 @@ int main(int argc, char** argv) {
     ok = copy_figure(dev) && ok;
     ok = conv_figure(dev, 32, 32, 64, 64, 3, 1) && ok;
     ok = conv_figure(dev, 16, 16, 32, 64, 3, 2) && ok;
+    if (!json.empty()) write_json(json, dev);
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_host: %s\n", e.what());

@@ -23,6 +23,8 @@ APT_DEPS=(
   "libprotobuf-dev dpkg"
   "libonnx-dev  dpkg"
   "libonnx-testdata dpkg"
+  "python3-sklearn dpkg"
+  "dataset-fashion-mnist dpkg"
   "gcc-riscv64-unknown-elf cmd:riscv64-unknown-elf-gcc"
   "qemu-user    cmd:qemu-riscv32"
   "gtkwave      cmd:fst2vcd"

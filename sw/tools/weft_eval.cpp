@@ -160,29 +160,6 @@ int cmd_eval(const std::string& uri, const EvalArgs& a) {
   const int64_t n = a.limit > 0 ? std::min(a.limit, ds.count) : ds.count;
   const bool golden = uri == "golden" || uri == "golden://";
 
-  // The stored predictions.
-  std::string pred_path = a.predictions;
-  std::string pred_note;
-  if (pred_path.empty()) {
-    fs::path p(a.model);
-    p.replace_extension(".predictions");
-    if (a.split != "test") {
-      pred_note = "not checked: the stored predictions are for the test split (give --predictions FILE)";
-    } else if (!fs::exists(p)) {
-      pred_note = "not checked: no " + p.string();
-    } else {
-      pred_path = p.string();
-    }
-  }
-  std::vector<int> stored;
-  if (!pred_path.empty()) {
-    stored = read_predictions(pred_path);
-    if (int64_t(stored.size()) != ds.count) {
-      usage(pred_path + " holds " + std::to_string(stored.size()) + " predictions, the " + ds.name + " " + ds.split + " split has " +
-            std::to_string(ds.count) + " images: the file is for another split or data set (give --predictions FILE)");
-    }
-  }
-
   // The network.
   std::optional<Device> dev;
   std::optional<Model> model;
@@ -231,6 +208,30 @@ int cmd_eval(const std::string& uri, const EvalArgs& a) {
   }
   const bool fixed_batch = in.has_shape && !in.dims.empty() && in.dims[0] >= 0;
 
+  // The stored predictions.
+  std::string pred_path = a.predictions;
+  std::string pred_note;
+  if (pred_path.empty()) {
+    fs::path p(a.model);
+    p.replace_extension(".predictions");
+    if (a.split != "test") {
+      pred_note = "not checked: the stored predictions are for the test split (give --predictions FILE)";
+    } else if (!fs::exists(p)) {
+      pred_note = "not checked: no " + p.string();
+    } else {
+      pred_path = p.string();
+    }
+  }
+  std::vector<int> stored;
+  if (!pred_path.empty()) {
+    stored = read_predictions(pred_path);
+    if (int64_t(stored.size()) != ds.count) {
+      usage(pred_path + " holds " + std::to_string(stored.size()) + " predictions, the " + ds.name + " " + ds.split + " split has " +
+            std::to_string(ds.count) + " images: the file is for another split or data set (give --predictions FILE)");
+    }
+  }
+
+
   // The batches.
   std::vector<int> predicted;
   predicted.reserve(size_t(n));
@@ -264,7 +265,7 @@ int cmd_eval(const std::string& uri, const EvalArgs& a) {
       } catch (const Error& e) {
         if (e.code() == Errc::kOutOfMemory) {
           throw Error(Errc::kOutOfMemory, fmt::format("weft eval: a batch of {} images does not fit the device: use a smaller --batch ({})",
-                                                      run_b, e.what()));
+                                                      run_b, std::string(e.what()).substr(std::string(e.what()).find(": ") + 2)));
         }
         throw;
       }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -31,7 +32,8 @@ Outcome weft_eval(std::vector<std::string> args) {
 std::string show(const Outcome& r) { return "exit " + std::to_string(r.code) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
 
 const fs::path kStandins = WEFT_EVAL_STANDIN_DIR;
-const fs::path kNetworks = WEFT_NETWORK_DIR;
+// $WEFT_NETWORK_DIR overrides the source tree's sw/model/networks.
+const fs::path kNetworks = std::getenv("WEFT_NETWORK_DIR") ? std::getenv("WEFT_NETWORK_DIR") : WEFT_NETWORK_DIR;
 const std::string kDigits = (kStandins / "standin_digits_mlp.onnx").string();
 const std::string kFashion = (kStandins / "standin_fashion_cnn.onnx").string();
 

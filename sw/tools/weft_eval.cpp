@@ -240,6 +240,7 @@ int cmd_eval(const std::string& uri, const EvalArgs& a) {
   int64_t batches = 0;
   BatchProgress prog(a.quiet, n);
   const auto t0 = Clock::now();
+  prog.update(0);
   for (int64_t first = 0; first < n; first += a.batch) {
     const int64_t b = std::min(a.batch, n - first);
     // A model with a fixed batch dimension takes whole batches: the last one is filled up with

@@ -12,7 +12,7 @@ SETUP    := bash scripts/setup.sh
 PYTHON   ?= python3
 PREFIX   ?= /usr/local
 
-.PHONY: help setup configure build install sim test unit block lint synth coverage wave bench mutation clean
+.PHONY: help setup configure build install sim test unit block lint synth coverage wave bench eval mutation clean
 
 help: ## List the targets
 	@echo "Weft — make targets:"
@@ -60,6 +60,9 @@ wave: build ## Run TEST=<name from ctest -N or --gtest_list_tests> with FST trac
 
 bench: build ## Benchmarks, each figure with its target (met / MISSES / no target): GEMM utilisation, DMA, SIMT, cycles/s, build time
 	bash scripts/bench.sh $(BUILD)
+
+eval: setup configure ## Every network of sw/model/networks on its data set (weft eval): full test split on ref:// and golden, sim:// 359 digits / 500 Fashion-MNIST images; accuracy, agreement with onnxruntime, time
+	bash scripts/eval.sh $(BUILD) $(JOBS)
 
 mutation: build ## Show the block tests fail on a PE with its sign extension dropped
 	bash scripts/mutate.sh $(BUILD)

@@ -20,6 +20,7 @@ APT_DEPS=(
   "libgtest-dev dpkg"
   "libcli11-dev dpkg"
   "libfmt-dev   dpkg"
+  "zlib1g-dev   dpkg"
   "libprotobuf-dev dpkg"
   "libonnx-dev  dpkg"
   "libonnx-testdata dpkg"

@@ -11,6 +11,9 @@
 //                                                a library kernel (sw/kernels) on the SIMT core
 //   weft run    MODEL.onnx --input x.npy|x.pb [--check] [--layers] [--json] ...
 //                                                a quantized ONNX model (weft_run.cpp)
+//   weft eval   MODEL.onnx --dataset digits|fashion-mnist [--limit N] [--batch B] [--json] ...
+//                                                accuracy and agreement with onnxruntime on a
+//                                                data set (weft_eval.cpp)
 //
 // The default device is sim:// (the Verilated RTL). Exit status: 0 success, 1 result differs
 // from the golden model, 2 bad command line or argument, 3 device error or timeout.
@@ -44,6 +47,7 @@
 #include <vector>
 
 #include "npy.hpp"
+#include "weft_eval.hpp"
 #include "weft_run.hpp"
 #include "weft/golden/quant.hpp"
 #include "weft/golden/simt.hpp"
@@ -65,7 +69,8 @@ constexpr int kExitUsage = 2;     // bad command line or argument
 constexpr int kExitDevice = 3;    // device error or timeout, anything else that fails
 
 constexpr const char* kExitFooter =
-    "Exit status: 0 success; 1 the result differs from the golden model (--check); 2 bad "
+    "Exit status: 0 success; 1 the result differs from the golden model (--check; eval: a "
+    "prediction differs from onnxruntime's stored one); 2 bad "
     "command line or argument (unknown command or option, a value out of range, conflicting "
     "options, a missing or malformed .npy file, a shape the device's memory cannot hold); "
     "3 device error or timeout (anything else that fails).\n"
@@ -77,7 +82,7 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-const std::vector<std::string> kCommands = {"info", "gemm", "conv2d", "simt", "run"};
+const std::vector<std::string> kCommands = {"info", "gemm", "conv2d", "simt", "run", "eval"};
 const std::vector<std::string> kKernels = {"vecadd",  "saxpy",     "relu",   "requant",
                                            "maxpool", "transpose", "im2col", "softmax"};
 
@@ -1273,7 +1278,12 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand(
       "run", "Run a quantized ONNX model (QDQ or QOperator) on the device and print its outputs");
   weft::tool::add_run_options(run, ra, uri);
-  for (auto* c : {info, gemm, conv, simt, run}) c->footer(kExitFooter);
+  weft::tool::EvalArgs ea;
+  auto* eval = app.add_subcommand(
+      "eval", "Measure a quantized classification network on a data set (digits, Fashion-MNIST): "
+              "accuracy, agreement with onnxruntime, time, cycles");
+  weft::tool::add_eval_options(eval, ea, uri);
+  for (auto* c : {info, gemm, conv, simt, run, eval}) c->footer(kExitFooter);
 
   // The command: the first argument that is not an option (the top level has no other options).
   bool help = false, have_command = false;
@@ -1292,7 +1302,7 @@ int main(int argc, char** argv) {
     }
     if (s == "help") {  // `weft help [command]`: the help, as --help
       const std::string sub = i + 1 < argc ? argv[i + 1] : "";
-      for (auto* c : {info, gemm, conv, simt, run}) {
+      for (auto* c : {info, gemm, conv, simt, run, eval}) {
         if (c->get_name() == sub) {
           fmt::print("{}", c->help());
           return kExitOk;
@@ -1337,6 +1347,7 @@ int main(int argc, char** argv) {
     if (conv->parsed()) return cmd_conv2d(uri, cv);
     if (simt->parsed()) return cmd_simt(uri, sa);
     if (run->parsed()) return weft::tool::cmd_run(uri, ra);
+    if (eval->parsed()) return weft::tool::cmd_eval(uri, ea);
   } catch (const UsageError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return kExitUsage;

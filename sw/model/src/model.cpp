@@ -645,16 +645,31 @@ bool Model::Impl::run_resident(size_t index, const Conv2dShape& cs,
   const Capabilities& cap = dev->caps();
   if (cap.rows != cap.cols || cap.bus_bytes < cap.rows) return false;
   uint64_t host = 0;
+  // A first layer with few input channels (kh*kw*c_in <= R, e.g. 3x3 on one channel), whose
+  // input comes from the host anyway: its im2col rows fit one line each, so they are fewer bytes
+  // than the channel-padded activation (R bytes per pixel) and one k-tile instead of kh*kw; the
+  // convolution then runs as a 1x1 over them.
+  const bool from_host = !on_device.count(t.x);
+  const bool small_im2col = t.conv && from_host && cs.kh * cs.kw > 1 &&
+                            uint64_t(cs.kh) * cs.kw * cs.c_in <= cap.rows;
+  Conv2dShape run_cs = cs;
+  if (small_im2col) {
+    run_cs = Conv2dShape{};
+    run_cs.n = cs.n, run_cs.h = cs.out_h(), run_cs.w = cs.out_w();
+    run_cs.c_in = cs.kh * cs.kw * cs.c_in, run_cs.c_out = cs.c_out;
+  }
   auto pk = packed.find(index);
   const bool constant_w = g.constants.count(t.w) > 0;
   auto same_shape = [&](const Conv2dShape& a) {
-    return a.c_in == cs.c_in && a.c_out == cs.c_out && a.kh == cs.kh && a.kw == cs.kw &&
-           a.stride_h == cs.stride_h && a.stride_w == cs.stride_w && a.pad_top == cs.pad_top &&
-           a.pad_left == cs.pad_left && a.pad_bottom == cs.pad_bottom && a.pad_right == cs.pad_right &&
-           a.dilation_h == cs.dilation_h && a.dilation_w == cs.dilation_w;
+    const Conv2dShape& b = run_cs;
+    return a.c_in == b.c_in && a.c_out == b.c_out && a.kh == b.kh && a.kw == b.kw &&
+           a.stride_h == b.stride_h && a.stride_w == b.stride_w && a.pad_top == b.pad_top &&
+           a.pad_left == b.pad_left && a.pad_bottom == b.pad_bottom && a.pad_right == b.pad_right &&
+           a.dilation_h == b.dilation_h && a.dilation_w == b.dilation_w;
   };
   if (pk == packed.end() || !constant_w || !same_shape(pk->second.shape)) {
-    PackedConv p = pack_conv(*dev, cs, filter_ohwi, opt.w, opt.out, channel_zps);
+    // OHWI [c_out][kh][kw][c_in] is also [c_out][1][1][kh*kw*c_in] in im2col's column order.
+    PackedConv p = pack_conv(*dev, run_cs, filter_ohwi, opt.w, opt.out, channel_zps);
     host += p.host_bytes_written;
     r.note = constant_w ? "weights packed into device memory at the first run, kept" : "weights are a graph input: packed each run";
     pk = packed.insert_or_assign(index, std::move(p)).first;
@@ -673,7 +688,27 @@ bool Model::Impl::run_resident(size_t index, const Conv2dShape& cs,
     materialize(t.x, v);
     const OnnxTensor& xin = v.count(t.x) ? v.at(t.x) : x;
     std::vector<uint8_t> nhwc(size_t(xin.size()));
-    if (t.conv) {
+    if (small_im2col) {
+      // Rows (b, oy, ox) of kh*kw*c_in bytes in (ky, kx, c) order; taps in the padding take the
+      // input zero point, so they contribute exactly 0.
+      const int64_t k = run_cs.c_in, oh = run_cs.h, ow = run_cs.w, hw = int64_t(cs.h) * cs.w;
+      nhwc.assign(size_t(cs.n * oh * ow * k), uint8_t(opt.a.zero_point));
+      for (int64_t b = 0; b < cs.n; ++b)
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox)
+            for (int64_t ky = 0; ky < cs.kh; ++ky)
+              for (int64_t kx = 0; kx < cs.kw; ++kx) {
+                const int64_t iy = oy * cs.stride_h - cs.pad_top + ky * cs.dilation_h;
+                const int64_t ix = ox * cs.stride_w - cs.pad_left + kx * cs.dilation_w;
+                if (iy < 0 || iy >= cs.h || ix < 0 || ix >= cs.w) continue;
+                for (int64_t c = 0; c < cs.c_in; ++c) {
+                  nhwc[size_t((((b * oh + oy) * ow + ox) * cs.kh + ky) * cs.kw * cs.c_in + kx * cs.c_in + c)] =
+                      uint8_t(xin.ints[size_t((b * cs.c_in + c) * hw + iy * cs.w + ix)]);
+                }
+              }
+      r.note += std::string(r.note.empty() ? "" : "; ") + "input as im2col rows (kh*kw*c_in = " +
+                std::to_string(run_cs.c_in) + " <= one line: fewer bytes than the channel-padded layout)";
+    } else if (t.conv) {
       const int64_t hw = int64_t(cs.h) * cs.w;
       for (int64_t b = 0; b < cs.n; ++b)
         for (int64_t c = 0; c < cs.c_in; ++c)
@@ -681,7 +716,8 @@ bool Model::Impl::run_resident(size_t index, const Conv2dShape& cs,
     } else {
       for (size_t i = 0; i < nhwc.size(); ++i) nhwc[i] = uint8_t(xin.ints[i]);
     }
-    in = take_buffer(cs.n, cs.h, cs.w, cs.c_in, opt.a, need);
+    in = small_im2col ? take_buffer(run_cs.n, run_cs.h, run_cs.w, run_cs.c_in, opt.a, {})
+                      : take_buffer(cs.n, cs.h, cs.w, cs.c_in, opt.a, need);
     host += write_activation(in, nhwc);
     staged = true;
   }

@@ -40,6 +40,44 @@ void weft_main(const void* p) {
   const uint32_t bs0 = a->b_strides[0], bs1 = a->b_strides[1], bs2 = a->b_strides[2],
                  bs3 = a->b_strides[3];
   const uint32_t step = weft_num_threads(), tid = weft_thread_id();
+  /* One scale for a, b and y, a normal float with room for 512 x it: the float32 arithmetic
+   * gives exactly k = (a - za) + (b - zb), so y = clamp(k + zy) in integers. |a - za|, |b - zb|
+   * <= 255; each product k_i * s is rounded once (relative error <= 2^-24), their sum once, the
+   * quotient by s once: q = k + e with |e| <= 510 * 4 * 2^-24 < 2^-13, so round-half-even(q) = k.
+   * (Models quantized with equal Add scales, e.g. sw/model/networks/fashion_residual, take this
+   * path: about 10 cycles per element instead of about 200.) */
+  const uint32_t exponent = (a->y_scale >> 23) & 0xffu;
+  if (a->a_scale == a->y_scale && a->b_scale == a->y_scale && (a->y_scale >> 31) == 0 &&
+      exponent >= 1u && exponent <= 244u) {
+    const int32_t ma = (a->flags & WEFT_Q_A_INT8) ? 0x80 : 0, mb = (a->flags & WEFT_Q_B_INT8) ? 0x80 : 0;
+    const int32_t y_s8 = (a->flags & WEFT_Q_Y_INT8) != 0;
+    const int32_t lo = y_s8 ? -128 : 0, hi = y_s8 ? 127 : 255;
+    const int32_t offset = a->y_zero_point - a->a_zero_point - a->b_zero_point;
+    if (d0 == 1 && d1 == 1 && d2 == 1 && as3 == 1 && bs3 == 1) {  /* same-shape operands */
+      for (uint32_t i = tid; i < total; i += step) {
+        int32_t v = (((int32_t)pa[i] ^ ma) - ma) + (((int32_t)pb[i] ^ mb) - mb) + offset;
+        v = v < lo ? lo : v;
+        v = v > hi ? hi : v;
+        py[i] = (uint8_t)v;
+      }
+      return;
+    }
+    for (uint32_t i = tid; i < total; i += step) {
+      uint32_t r = i, ia = 0, ib = 0;
+      const uint32_t c3 = r % d3;
+      r /= d3;
+      const uint32_t c2 = r % d2;
+      r /= d2;
+      const uint32_t c1 = r % d1, c0 = r / d1;
+      ia = c0 * as0 + c1 * as1 + c2 * as2 + c3 * as3;
+      ib = c0 * bs0 + c1 * bs1 + c2 * bs2 + c3 * bs3;
+      int32_t v = (((int32_t)pa[ia] ^ ma) - ma) + (((int32_t)pb[ib] ^ mb) - mb) + offset;
+      v = v < lo ? lo : v;
+      v = v > hi ? hi : v;
+      py[i] = (uint8_t)v;
+    }
+    return;
+  }
   for (uint32_t j = tid; j < 512; j += step) {
     const int32_t is_b = j >= 256;
     /* the byte as its type: (v ^ m) - m sign-extends for m = 0x80 (int8), m = 0 for uint8 */

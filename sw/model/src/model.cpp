@@ -341,6 +341,31 @@ bool match_qdq(const OnnxGraph& g, const Uses& u, const OnnxNode& n, TensorOp* t
     *why = "a QuantizeLinear or DequantizeLinear without a scale";
     return false;
   }
+  if (dqb) {
+    // The bias must be an addend of the accumulator: int32, zero point 0, scale x_scale * w_scale
+    // per channel (the quantizer's convention; within float32 rounding of the product).
+    const std::string bq = dqb->inputs.at(0), bs = input(*dqb, 1), bz = input(*dqb, 2);
+    const std::string xs = input(*dqx, 1), ws = input(*dqw, 1);
+    const auto c = [&](const std::string& name) -> const OnnxTensor* {
+      const auto it = g.constants.find(name);
+      return it == g.constants.end() ? nullptr : &it->second;
+    };
+    const OnnxTensor *tb = c(bq), *ts = c(bs), *tz = c(bz), *tx = c(xs), *tw = c(ws);
+    bool ok = tb && tb->elem_type == kOnnxInt32 && ts && ts->is_float() && tx && tx->is_float() &&
+              tx->floats.size() == 1 && tw && tw->is_float();
+    if (ok && tz) ok = std::all_of(tz->ints.begin(), tz->ints.end(), [](int64_t z) { return z == 0; });
+    if (ok) {
+      for (size_t m = 0; ok && m < ts->floats.size(); ++m) {
+        const float want = tx->floats[0] * tw->floats[tw->floats.size() == 1 ? 0 : m % tw->floats.size()];
+        ok = std::fabs(ts->floats[m] - want) <= 1e-6f * std::fabs(want);
+      }
+    }
+    if (!ok) {
+      *why = "its bias is not an int32 initializer with zero point 0 and scale x_scale * w_scale "
+             "(requantize the bias to the input and weight scales)";
+      return false;
+    }
+  }
   t->conv = is_conv;
   t->label = n.op_type + " (QDQ)";
   t->x = dqx->inputs.at(0), t->x_scale = input(*dqx, 1), t->x_zp = input(*dqx, 2);

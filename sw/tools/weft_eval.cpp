@@ -1,4 +1,5 @@
 #include "weft_eval.hpp"
+#include "weft_run.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -34,19 +35,6 @@ std::string shape_text(const std::vector<int64_t>& dims) {
     s += dims[i] < 0 ? (i == 0 ? "N" : "?") : std::to_string(dims[i]);
   }
   return s.empty() ? "scalar" : s;
-}
-
-std::string json_escape(const std::string& s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      r += fmt::format("\\u{:04x}", int(c));
-      continue;
-    }
-    r += c;
-  }
-  return r;
 }
 
 // Progress of the batches on stderr: on a terminal a bar redrawn after each batch and cleared at

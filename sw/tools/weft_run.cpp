@@ -94,19 +94,6 @@ std::string value_text(const OnnxTensor& t, size_t i) {
   return t.is_float() ? fmt::format("{:g}", t.floats[i]) : std::to_string(t.ints[i]);
 }
 
-std::string json_escape(const std::string& s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      r += fmt::format("\\u{:04x}", int(c));
-      continue;
-    }
-    r += c;
-  }
-  return r;
-}
-
 // "" when equal bit for bit (floats compared as values; both NaN counts as equal).
 std::string difference(const OnnxTensor& got, const OnnxTensor& want, size_t* count) {
   *count = 0;
@@ -126,6 +113,19 @@ std::string difference(const OnnxTensor& got, const OnnxTensor& want, size_t* co
 }
 
 }  // namespace
+
+std::string json_escape(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      r += fmt::format("\\u{:04x}", int(c));
+      continue;
+    }
+    r += c;
+  }
+  return r;
+}
 
 void add_run_options(CLI::App* cmd, RunArgs& a, std::string& uri) {
   cmd->add_option("MODEL", a.model, "The .onnx model (QDQ or QOperator, as onnxruntime's quantizer writes it)")->required();

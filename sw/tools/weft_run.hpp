@@ -15,6 +15,10 @@ struct RunArgs {
   int print_limit = 64;  // values printed per output
 };
 
+// `s` as the inside of a JSON string (quotes, backslashes and control characters escaped); the
+// --json output of run and eval.
+std::string json_escape(const std::string& s);
+
 // Adds the command's options to `cmd` (its --device goes to `uri`).
 void add_run_options(CLI::App* cmd, RunArgs& a, std::string& uri);
 

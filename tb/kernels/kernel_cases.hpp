@@ -290,6 +290,11 @@ inline MaxPool2dCase maxpool2d_case(std::mt19937_64& rng, int round, bool is_sig
   if (round == 0) {
     mc = {.n = 1, .c = 8, .h = 17, .w = 15, .kh = 3, .kw = 3, .stride_h = 2, .stride_w = 2,
           .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1};
+  } else if (round == 1) {
+    // 2x2 / stride 2 without padding (the kernel's fast path), odd sizes: the last row and
+    // column are dropped (floor mode).
+    mc = {.n = 2, .c = 3, .h = u(2, 21), .w = u(2, 21), .kh = 2, .kw = 2, .stride_h = 2,
+          .stride_w = 2};
   } else {
     do {
       mc.n = u(1, 2), mc.c = u(1, 5), mc.h = u(1, 23), mc.w = u(1, 23);

@@ -63,9 +63,48 @@ static inline __attribute__((always_inline)) void pool(const struct weft_maxpool
   }
 }
 
+/* The common 2x2 / stride 2 pool with every window inside the input (no padding, dilation 1,
+ * 2*out <= in): no window arithmetic, four loads and three maxima per output element. */
+static inline __attribute__((always_inline)) void pool2x2(const struct weft_maxpool2d_args* a,
+                                                          const int is_signed) {
+  const uint8_t* in = WEFT_PTR(const uint8_t, a->in);
+  uint8_t* out = WEFT_PTR(uint8_t, a->out);
+  const uint32_t w = a->w, oh = a->out_h, ow = a->out_w, hw = a->h * w;
+  const uint32_t total = a->batch * a->channels * oh * ow;
+  if (total == 0) return;
+  const uint32_t step = weft_num_threads(), tid = weft_thread_id();
+  const uint32_t step_x = step % ow, step_r = step / ow;
+  const uint32_t step_y = step_r % oh, step_p = step_r / oh;
+  uint32_t ox = tid % ow, r = tid / ow;
+  uint32_t oy = r % oh, plane = r / oh;
+  for (uint32_t i = tid; i < total; i += step) {
+    const uint8_t* q = in + plane * hw + 2 * oy * w + 2 * ox;
+    if (is_signed) {
+      const int32_t m0 = (int8_t)q[0] > (int8_t)q[1] ? (int8_t)q[0] : (int8_t)q[1];
+      const int32_t m1 = (int8_t)q[w] > (int8_t)q[w + 1] ? (int8_t)q[w] : (int8_t)q[w + 1];
+      out[i] = (uint8_t)(m0 > m1 ? m0 : m1);
+    } else {
+      const uint32_t m0 = q[0] > q[1] ? q[0] : q[1];
+      const uint32_t m1 = q[w] > q[w + 1] ? q[w] : q[w + 1];
+      out[i] = (uint8_t)(m0 > m1 ? m0 : m1);
+    }
+    ox += step_x;
+    oy += step_y;
+    plane += step_p;
+    if (ox >= ow) ox -= ow, oy += 1;
+    if (oy >= oh) oy -= oh, plane += 1;
+  }
+}
+
 void weft_main(const void* p) {
   const struct weft_maxpool2d_args* a = p;
-  if (a->is_signed) {
+  const int simple = a->kh == 2 && a->kw == 2 && a->stride_h == 2 && a->stride_w == 2 &&
+                     a->pad_top == 0 && a->pad_left == 0 && a->dilation_h == 1 &&
+                     a->dilation_w == 1 && 2 * a->out_h <= a->h && 2 * a->out_w <= a->w;
+  if (simple) {
+    if (a->is_signed) pool2x2(a, 1);
+    else pool2x2(a, 0);
+  } else if (a->is_signed) {
     pool(a, 1);
   } else {
     pool(a, 0);

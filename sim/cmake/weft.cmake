@@ -256,6 +256,33 @@ function(weft_gtest name)
     PROPERTIES LABELS "${T_LABELS}" TIMEOUT 300 DISCOVERY_TIMEOUT 60)
 endfunction()
 
+# weft_python_reference(<target> SCRIPT <script.py> OUT_DIR <dir> OUTPUTS <files in dir...>
+#                       [SEED <n>] COMMENT <text>): runs `python3 <script> --out-dir <dir>
+# [--seed <n>]` at build time (target <target>, part of ALL) when the script or the seed changes.
+# The reference data of onnxruntime and numpy the tests compare with (scripts/onnx_*.py).
+function(weft_python_reference target)
+  cmake_parse_arguments(R "" "SCRIPT;OUT_DIR;SEED;COMMENT" "OUTPUTS" ${ARGN})
+  set(outputs)
+  foreach(f IN LISTS R_OUTPUTS)
+    list(APPEND outputs ${R_OUT_DIR}/${f})
+  endforeach()
+  set(seed_args)
+  set(seed_dep)
+  if(DEFINED R_SEED)
+    # A file whose content is the seed (rewritten only when it changes): a new seed regenerates.
+    set(seed_dep ${CMAKE_CURRENT_BINARY_DIR}/${target}_seed.txt)
+    file(CONFIGURE OUTPUT ${seed_dep} CONTENT "${R_SEED}\n")
+    set(seed_args --seed ${R_SEED})
+  endif()
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND ${Python3_EXECUTABLE} ${R_SCRIPT} --out-dir ${R_OUT_DIR} ${seed_args}
+    DEPENDS ${R_SCRIPT} ${seed_dep}
+    COMMENT "${R_COMMENT} -> ${R_OUT_DIR}"
+    VERBATIM)
+  add_custom_target(${target} ALL DEPENDS ${outputs})
+endfunction()
+
 # ---------------------------------------------------------------------------------------------
 # Self-checking SystemVerilog benches (tb/sv) that run on both Icarus and Verilator.
 # weft_sv_bench(<name> TOP <bench module> [RTL <manifest top>...] SOURCES <sv...> VECGEN <generator>

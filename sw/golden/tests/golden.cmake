@@ -11,19 +11,9 @@
 set(WEFT_ONNX_VECTOR_SEED 1 CACHE STRING
   "Seed of the onnxruntime reference vectors (scripts/onnx_vectors.py)")
 set(WEFT_ONNX_VECTOR_DIR ${WEFT_VECTOR_DIR}/onnx)
-# A file whose content is the seed (rewritten only when it changes), so that a new seed regenerates.
-file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/onnx_vectors_seed.txt
-  CONTENT "${WEFT_ONNX_VECTOR_SEED}\n")
-add_custom_command(
-  OUTPUT ${WEFT_ONNX_VECTOR_DIR}/requant_values.txt ${WEFT_ONNX_VECTOR_DIR}/qlinearmatmul.txt
-  COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/onnx_vectors.py
-          --out-dir ${WEFT_ONNX_VECTOR_DIR} --seed ${WEFT_ONNX_VECTOR_SEED}
-  DEPENDS ${CMAKE_SOURCE_DIR}/scripts/onnx_vectors.py
-          ${CMAKE_CURRENT_BINARY_DIR}/onnx_vectors_seed.txt
-  COMMENT "onnxruntime reference vectors (seed ${WEFT_ONNX_VECTOR_SEED}) -> ${WEFT_ONNX_VECTOR_DIR}"
-  VERBATIM)
-add_custom_target(golden_onnx_vectors ALL
-  DEPENDS ${WEFT_ONNX_VECTOR_DIR}/requant_values.txt ${WEFT_ONNX_VECTOR_DIR}/qlinearmatmul.txt)
+weft_python_reference(golden_onnx_vectors SCRIPT ${CMAKE_SOURCE_DIR}/scripts/onnx_vectors.py
+  OUT_DIR ${WEFT_ONNX_VECTOR_DIR} OUTPUTS requant_values.txt qlinearmatmul.txt
+  SEED ${WEFT_ONNX_VECTOR_SEED} COMMENT "onnxruntime reference vectors (seed ${WEFT_ONNX_VECTOR_SEED})")
 
 set(WEFT_GOLDEN_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 

@@ -7,19 +7,9 @@
 set(WEFT_ONNX_MODEL_SEED 1 CACHE STRING "Seed of the test model corpus (scripts/onnx_models.py)")
 set(WEFT_ONNX_MODEL_DIR ${CMAKE_BINARY_DIR}/onnx_models CACHE PATH
     "Test model corpus written by scripts/onnx_models.py at build time")
-# A file whose content is the seed (rewritten only when it changes), so that a new seed regenerates.
-file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/onnx_models_seed.txt
-  CONTENT "${WEFT_ONNX_MODEL_SEED}\n")
-add_custom_command(
-  OUTPUT ${WEFT_ONNX_MODEL_DIR}/index.json ${WEFT_ONNX_MODEL_DIR}/index.txt
-  COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/onnx_models.py
-          --out-dir ${WEFT_ONNX_MODEL_DIR} --seed ${WEFT_ONNX_MODEL_SEED}
-  DEPENDS ${CMAKE_SOURCE_DIR}/scripts/onnx_models.py
-          ${CMAKE_CURRENT_BINARY_DIR}/onnx_models_seed.txt
-  COMMENT "onnxruntime test model corpus (seed ${WEFT_ONNX_MODEL_SEED}) -> ${WEFT_ONNX_MODEL_DIR}"
-  VERBATIM)
-add_custom_target(weft_onnx_models ALL
-  DEPENDS ${WEFT_ONNX_MODEL_DIR}/index.json ${WEFT_ONNX_MODEL_DIR}/index.txt)
+weft_python_reference(weft_onnx_models SCRIPT ${CMAKE_SOURCE_DIR}/scripts/onnx_models.py
+  OUT_DIR ${WEFT_ONNX_MODEL_DIR} OUTPUTS index.json index.txt SEED ${WEFT_ONNX_MODEL_SEED}
+  COMMENT "onnxruntime test model corpus (seed ${WEFT_ONNX_MODEL_SEED})")
 
 weft_gtest(test_model_corpus
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_model_corpus.cpp

@@ -13,32 +13,6 @@
 #include "weft_simt.h"
 
 
-/* The output coordinates (plane, oy, ox) of a grid-stride loop over out_h x out_w elements: set
- * up once with two divisions, then each step adds the step's digits with carries. */
-struct walk {
-  uint32_t ox, oy, plane, step_x, step_y, step_p, ow, oh;
-};
-static inline struct walk walk_start(uint32_t ow, uint32_t oh) {
-  const uint32_t step = weft_num_threads(), tid = weft_thread_id();
-  struct walk w;
-  w.ow = ow, w.oh = oh;
-  /* step = (step_p * oh + step_y) * ow + step_x */
-  w.step_x = step % ow;
-  const uint32_t step_r = step / ow;
-  w.step_y = step_r % oh, w.step_p = step_r / oh;
-  w.ox = tid % ow;
-  const uint32_t r = tid / ow;
-  w.oy = r % oh, w.plane = r / oh;
-  return w;
-}
-static inline void walk_next(struct walk* w) {
-  w->ox += w->step_x;
-  w->oy += w->step_y;
-  w->plane += w->step_p;
-  if (w->ox >= w->ow) w->ox -= w->ow, w->oy += 1;
-  if (w->oy >= w->oh) w->oy -= w->oh, w->plane += 1;
-}
-
 static inline __attribute__((always_inline)) void pool(const struct weft_maxpool2d_args* a,
                                                        const int is_signed) {
   const uint8_t* in = WEFT_PTR(const uint8_t, a->in);
@@ -51,12 +25,16 @@ static inline __attribute__((always_inline)) void pool(const struct weft_maxpool
   const uint32_t total = a->batch * a->channels * oh * ow;
   if (total == 0) return;
   const uint32_t step = weft_num_threads(), tid = weft_thread_id();
-  struct walk c = walk_start(ow, oh);
+  /* step = (step_p * oh + step_y) * ow + step_x */
+  const uint32_t step_x = step % ow, step_r = step / ow;
+  const uint32_t step_y = step_r % oh, step_p = step_r / oh;
+  uint32_t ox = tid % ow, r = tid / ow;
+  uint32_t oy = r % oh, plane = r / oh;
   for (uint32_t i = tid; i < total; i += step) {
     int32_t y, x;
-    const uint32_t ny = taps_inside((int32_t)(c.oy * sh) - (int32_t)pt, kh, a->dilation_h, h, &y);
-    const uint32_t nx = taps_inside((int32_t)(c.ox * sw) - (int32_t)pl, kw, dw, w, &x);
-    const uint8_t* rowp = in + c.plane * hw + (uint32_t)y * w + (uint32_t)x;
+    const uint32_t ny = taps_inside((int32_t)(oy * sh) - (int32_t)pt, kh, a->dilation_h, h, &y);
+    const uint32_t nx = taps_inside((int32_t)(ox * sw) - (int32_t)pl, kw, dw, w, &x);
+    const uint8_t* rowp = in + plane * hw + (uint32_t)y * w + (uint32_t)x;
     const uint32_t span = nx * dw;
     if (is_signed) {
       int32_t m = -128;
@@ -77,7 +55,11 @@ static inline __attribute__((always_inline)) void pool(const struct weft_maxpool
       }
       out[i] = (uint8_t)m;
     }
-    walk_next(&c);
+    ox += step_x;
+    oy += step_y;
+    plane += step_p;
+    if (ox >= ow) ox -= ow, oy += 1;
+    if (oy >= oh) oy -= oh, plane += 1;
   }
 }
 
@@ -91,9 +73,12 @@ static inline __attribute__((always_inline)) void pool2x2(const struct weft_maxp
   const uint32_t total = a->batch * a->channels * oh * ow;
   if (total == 0) return;
   const uint32_t step = weft_num_threads(), tid = weft_thread_id();
-  struct walk c = walk_start(ow, oh);
+  const uint32_t step_x = step % ow, step_r = step / ow;
+  const uint32_t step_y = step_r % oh, step_p = step_r / oh;
+  uint32_t ox = tid % ow, r = tid / ow;
+  uint32_t oy = r % oh, plane = r / oh;
   for (uint32_t i = tid; i < total; i += step) {
-    const uint8_t* q = in + c.plane * hw + 2 * c.oy * w + 2 * c.ox;
+    const uint8_t* q = in + plane * hw + 2 * oy * w + 2 * ox;
     if (is_signed) {
       const int32_t m0 = (int8_t)q[0] > (int8_t)q[1] ? (int8_t)q[0] : (int8_t)q[1];
       const int32_t m1 = (int8_t)q[w] > (int8_t)q[w + 1] ? (int8_t)q[w] : (int8_t)q[w + 1];
@@ -103,7 +88,11 @@ static inline __attribute__((always_inline)) void pool2x2(const struct weft_maxp
       const uint32_t m1 = q[w] > q[w + 1] ? q[w] : q[w + 1];
       out[i] = (uint8_t)(m0 > m1 ? m0 : m1);
     }
-    walk_next(&c);
+    ox += step_x;
+    oy += step_y;
+    plane += step_p;
+    if (ox >= ow) ox -= ow, oy += 1;
+    if (oy >= oh) oy -= oh, plane += 1;
   }
 }
 

@@ -3,11 +3,13 @@
 // (docs/simt-model.md), the microarchitecture is described in docs/simt.md.
 //
 // Pipeline (one warp instruction enters per cycle; a warp has at most one instruction in it, so
-// one warp issues at most every fourth cycle and four warps can keep it full):
+// one warp issues at most every fifth cycle and five warps can keep it full):
 //   IS  weft_simt_sched: round-robin over ready warps; the chosen warp's pc is the minimum pc of
 //       its runnable threads (not exited, not at a barrier) and the instruction is issued to
 //       exactly the threads at that pc (min-pc reconvergence); instruction memory read (u_imem).
-//   RR  decode (weft_simt_decode), register read (weft_simt_regfile; launch values from
+//   RR  register read: the instruction's source registers are the register file's read address
+//       (weft_simt_regfile, block RAM with a registered read).
+//   OF  operands: decode (weft_simt_decode), the registers read in RR (launch values from
 //       weft_simt_launch for registers not yet written; this cycle's divider / LSU write back
 //       forwarded); weft_simt_scoreboard drops (replays) an instruction that reads or writes a
 //       register an outstanding divide/load of its warp will write, or needs the busy divider or
@@ -21,7 +23,7 @@
 //       issuing, the scoreboard guarding their rd.
 // weft_simt_launch holds the launch (registers, running / done, the result: faults stop the
 // launch with code, pc, thread and tval), weft_simt_perf the performance counters. This module
-// only connects them, with the stage registers RR -> EX and the operand selection of RR.
+// only connects them, with the stage registers RR -> OF -> EX and the operand selection of OF.
 `include "weft_assert.svh"
 `include "weft_desc.svh"
 `include "weft_simt_types.svh"
@@ -104,12 +106,22 @@ module weft_simt_core #(
   logic                  launch, running, error, issuing, step_limit, all_exited, drained, done;
   logic [NumThr-1:0]     launch_threads;
   weft_simt_perf_t       perf;
-  logic [Threads*32-1:0] rr_rs1_launch, rr_rs2_launch, ex_csr;
+  logic [Threads*32-1:0] of_rs1_launch, of_rs2_launch, ex_csr;
 
   // The pipeline and the units (declared here, used before their stage below).
   logic                  rr_valid, replay;
   logic [WarpW-1:0]      rr_warp;
-  weft_simt_rr_t         rr_check;  // what the scoreboard checks
+  weft_simt_rr_t         of_check;  // what the scoreboard checks
+  // OF: the instruction read in RR (valid reset, the rest datapath registers without reset).
+  typedef struct packed {
+    logic [WarpW-1:0]      warp;
+    logic [31:0]           pc;
+    logic [Threads-1:0]    mask;
+    logic [1:0]            fetch_fault;
+    logic [31:0]           insn;
+  } of_stage_t;
+  logic                  of_valid_q;
+  of_stage_t             of_q, of_d;
   // EX: the instruction that left RR and its operands (the stage registers, reset together).
   typedef struct packed {
     logic                  valid;
@@ -150,7 +162,7 @@ module weft_simt_core #(
   end
 
   assign issuing = running && !error;
-  assign drained = !rr_valid && !ex_q.valid && !wb_valid && !div_busy && !lsu_busy;
+  assign drained = !rr_valid && !of_valid_q && !ex_q.valid && !wb_valid && !div_busy && !lsu_busy;
 
   weft_simt_launch #(
     .Warps   (Warps),
@@ -174,11 +186,11 @@ module weft_simt_core #(
     .error_o          (error),
     .done_o           (done),
     .result_o         (result),
-    .rr_warp_i        (rr_warp),
-    .rr_rs1_i         (rr_check.rs1),
-    .rr_rs2_i         (rr_check.rs2),
-    .rr_rs1_launch_o  (rr_rs1_launch),
-    .rr_rs2_launch_o  (rr_rs2_launch),
+    .of_warp_i        (of_q.warp),
+    .of_rs1_i         (of_check.rs1),
+    .of_rs2_i         (of_check.rs2),
+    .of_rs1_launch_o  (of_rs1_launch),
+    .of_rs2_launch_o  (of_rs2_launch),
     .ex_warp_i        (ex_q.warp),
     .ex_csr_sel_i     (ex_q.insn[22:20]),
     .ex_csr_o         (ex_csr)
@@ -245,6 +257,7 @@ module weft_simt_core #(
     .thread_at_barrier_i (thread_at_barrier),
     .warp_blocked_i      (warp_blocked),
     .replay_i            (replay),
+    .replay_warp_i       (of_q.warp),
     .retire_i            (wb_valid),
     .retire_warp_i       (wb_warp),
     .warp_runnable_o     (warp_runnable),
@@ -274,50 +287,89 @@ module weft_simt_core #(
   );
 
   // ---------------------------------------------------------------------------------------------
-  // RR: decode, register read (launch values, forwarding), scoreboard and replay
+  // RR: register read (the source registers are the register file's read address)
   // ---------------------------------------------------------------------------------------------
+  // ECALL reads a7 (exit check) and a0 (exit code) through the two read ports.
   weft_simt_dec_t rr_dec;
+  logic [4:0]     rr_rs1, rr_rs2;
 
   weft_simt_decode u_rr_dec (
     .insn_i (rr_insn),
     .dec_o  (rr_dec)
   );
 
-  // ECALL reads a7 (exit check) and a0 (exit code) through the two read ports.
-  logic [Threads*32-1:0] rf_rs1, rf_rs2, rr_rs1_val, rr_rs2_val;
-  logic [Threads-1:0]    rf_rs1_written, rf_rs2_written;
-
-  assign rr_check.fetch_fault = rr_fetch_fault;
-  assign rr_check.rs1         = rr_dec.is_ecall ? 5'd17 : rr_insn[19:15];
-  assign rr_check.rs2         = rr_dec.is_ecall ? 5'd10 : rr_insn[24:20];
-  assign rr_check.rd          = rr_insn[11:7];
-  assign rr_check.reads_rs1   = rr_dec.uses_rs1 || rr_dec.is_ecall;
-  assign rr_check.reads_rs2   = rr_dec.uses_rs2 || rr_dec.is_ecall;
-  assign rr_check.writes_rd   = rr_dec.writes_rd;
-  assign rr_check.div         = rr_dec.is_div;
-  assign rr_check.mem         = rr_dec.is_load || rr_dec.is_store;
+  assign rr_rs1 = rr_dec.is_ecall ? 5'd17 : rr_insn[19:15];
+  assign rr_rs2 = rr_dec.is_ecall ? 5'd10 : rr_insn[24:20];
 
   logic unused_rr;
   assign unused_rr = ^{rr_dec.illegal, rr_dec.is_lui, rr_dec.is_auipc, rr_dec.is_jal,
                        rr_dec.is_jalr, rr_dec.is_branch, rr_dec.is_alu, rr_dec.is_mul,
-                       rr_dec.is_ebreak, rr_dec.is_csr, rr_dec.csr_barrier, rr_dec.imm};
+                       rr_dec.is_ebreak, rr_dec.is_csr, rr_dec.csr_barrier, rr_dec.imm,
+                       rr_dec.uses_rs1, rr_dec.uses_rs2, rr_dec.writes_rd, rr_dec.is_div,
+                       rr_dec.is_load, rr_dec.is_store};
 
-  // Registers never written since the launch hold their launch value. A divider or LSU write back
-  // of this cycle (written into the register file at its end) is forwarded.
+  always_comb begin : p_of_next
+    of_d.warp        = rr_warp;
+    of_d.pc          = rr_pc;
+    of_d.mask        = rr_mask;
+    of_d.fetch_fault = rr_fetch_fault;
+    of_d.insn        = rr_insn;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_of_valid
+    if (!rst_ni) of_valid_q <= 1'b0;
+    else         of_valid_q <= rr_valid;
+  end
+
+  always_ff @(posedge clk_i) begin : p_of
+    of_q <= of_d;
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // OF: decode, operands (launch values, forwarding), scoreboard and replay
+  // ---------------------------------------------------------------------------------------------
+  weft_simt_dec_t of_dec;
+
+  weft_simt_decode u_of_dec (
+    .insn_i (of_q.insn),
+    .dec_o  (of_dec)
+  );
+
+  logic [Threads*32-1:0] rf_rs1, rf_rs2, of_rs1_val, of_rs2_val;
+  logic [Threads-1:0]    rf_rs1_written, rf_rs2_written;
+
+  assign of_check.fetch_fault = of_q.fetch_fault;
+  assign of_check.rs1         = of_dec.is_ecall ? 5'd17 : of_q.insn[19:15];
+  assign of_check.rs2         = of_dec.is_ecall ? 5'd10 : of_q.insn[24:20];
+  assign of_check.rd          = of_q.insn[11:7];
+  assign of_check.reads_rs1   = of_dec.uses_rs1 || of_dec.is_ecall;
+  assign of_check.reads_rs2   = of_dec.uses_rs2 || of_dec.is_ecall;
+  assign of_check.writes_rd   = of_dec.writes_rd;
+  assign of_check.div         = of_dec.is_div;
+  assign of_check.mem         = of_dec.is_load || of_dec.is_store;
+
+  logic unused_of;
+  assign unused_of = ^{of_dec.illegal, of_dec.is_lui, of_dec.is_auipc, of_dec.is_jal,
+                       of_dec.is_jalr, of_dec.is_branch, of_dec.is_alu, of_dec.is_mul,
+                       of_dec.is_ebreak, of_dec.is_csr, of_dec.csr_barrier, of_dec.imm};
+
+  // Registers never written since the launch hold their launch value. The register file returns
+  // them as they were after the writes of the RR cycle; a divider or LSU write back of this cycle
+  // (written into the register file at its end) is forwarded.
   logic fwd_div_rs1, fwd_div_rs2, fwd_lsu_rs1, fwd_lsu_rs2;
-  assign fwd_div_rs1 = div_wb && div_wb_warp == rr_warp && div_wb_rd == rr_check.rs1;
-  assign fwd_div_rs2 = div_wb && div_wb_warp == rr_warp && div_wb_rd == rr_check.rs2;
-  assign fwd_lsu_rs1 = lsu_wb && lsu_wb_warp == rr_warp && lsu_wb_rd == rr_check.rs1;
-  assign fwd_lsu_rs2 = lsu_wb && lsu_wb_warp == rr_warp && lsu_wb_rd == rr_check.rs2;
+  assign fwd_div_rs1 = div_wb && div_wb_warp == of_q.warp && div_wb_rd == of_check.rs1;
+  assign fwd_div_rs2 = div_wb && div_wb_warp == of_q.warp && div_wb_rd == of_check.rs2;
+  assign fwd_lsu_rs1 = lsu_wb && lsu_wb_warp == of_q.warp && lsu_wb_rd == of_check.rs1;
+  assign fwd_lsu_rs2 = lsu_wb && lsu_wb_warp == of_q.warp && lsu_wb_rd == of_check.rs2;
 
   always_comb begin : p_operands
     for (int l = 0; l < Threads; l++) begin
-      rr_rs1_val[32*l +: 32] = rf_rs1_written[l] ? rf_rs1[32*l +: 32] : rr_rs1_launch[32*l +: 32];
-      rr_rs2_val[32*l +: 32] = rf_rs2_written[l] ? rf_rs2[32*l +: 32] : rr_rs2_launch[32*l +: 32];
-      if (fwd_div_rs1 && div_wb_mask[l]) rr_rs1_val[32*l +: 32] = div_wb_data[32*l +: 32];
-      if (fwd_lsu_rs1 && lsu_wb_mask[l]) rr_rs1_val[32*l +: 32] = lsu_wb_data[32*l +: 32];
-      if (fwd_div_rs2 && div_wb_mask[l]) rr_rs2_val[32*l +: 32] = div_wb_data[32*l +: 32];
-      if (fwd_lsu_rs2 && lsu_wb_mask[l]) rr_rs2_val[32*l +: 32] = lsu_wb_data[32*l +: 32];
+      of_rs1_val[32*l +: 32] = rf_rs1_written[l] ? rf_rs1[32*l +: 32] : of_rs1_launch[32*l +: 32];
+      of_rs2_val[32*l +: 32] = rf_rs2_written[l] ? rf_rs2[32*l +: 32] : of_rs2_launch[32*l +: 32];
+      if (fwd_div_rs1 && div_wb_mask[l]) of_rs1_val[32*l +: 32] = div_wb_data[32*l +: 32];
+      if (fwd_lsu_rs1 && lsu_wb_mask[l]) of_rs1_val[32*l +: 32] = lsu_wb_data[32*l +: 32];
+      if (fwd_div_rs2 && div_wb_mask[l]) of_rs2_val[32*l +: 32] = div_wb_data[32*l +: 32];
+      if (fwd_lsu_rs2 && lsu_wb_mask[l]) of_rs2_val[32*l +: 32] = lsu_wb_data[32*l +: 32];
     end
   end
 
@@ -330,9 +382,9 @@ module weft_simt_core #(
     .clk_i,
     .rst_ni,
     .launch_i         (launch),
-    .rr_valid_i       (rr_valid),
-    .rr_warp_i        (rr_warp),
-    .rr_i             (rr_check),
+    .of_valid_i       (of_valid_q),
+    .of_warp_i        (of_q.warp),
+    .of_i             (of_check),
     .replay_o         (replay),
     .ex_to_div_i      (ex_to_div),
     .wb_to_div_i      (wb_to_div),
@@ -358,14 +410,14 @@ module weft_simt_core #(
   // EX: the lanes (results registered into WB)
   // ---------------------------------------------------------------------------------------------
   always_comb begin : p_ex_next
-    ex_d.valid       = rr_valid && !replay;
-    ex_d.warp        = rr_warp;
-    ex_d.pc          = rr_pc;
-    ex_d.mask        = rr_mask;
-    ex_d.fetch_fault = rr_fetch_fault;
-    ex_d.insn        = rr_insn;
-    ex_d.rs1         = rr_rs1_val;
-    ex_d.rs2         = rr_rs2_val;
+    ex_d.valid       = of_valid_q && !replay;
+    ex_d.warp        = of_q.warp;
+    ex_d.pc          = of_q.pc;
+    ex_d.mask        = of_q.mask;
+    ex_d.fetch_fault = of_q.fetch_fault;
+    ex_d.insn        = of_q.insn;
+    ex_d.rs1         = of_rs1_val;
+    ex_d.rs2         = of_rs2_val;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_ex
@@ -539,8 +591,8 @@ module weft_simt_core #(
     .rst_ni        (rst_ni),
     .clear_i       (launch),
     .rd_w_i        (rr_warp),
-    .rs1_i         (rr_check.rs1),
-    .rs2_i         (rr_check.rs2),
+    .rs1_i         (rr_rs1),
+    .rs2_i         (rr_rs2),
     .rs1_o         (rf_rs1),
     .rs1_written_o (rf_rs1_written),
     .rs2_o         (rf_rs2),

@@ -12,8 +12,8 @@
 //   tval until the next start; error_o stops issue and commit meanwhile.
 // - What threads read of the launch (docs/simt-model.md "Launch ABI"): the registers are not
 //   written at launch (weft_simt_regfile keeps a written-since-launch bit); until a thread writes
-//   one, RR reads its launch value from here: sp = stack_top - tid * stack_size, a0 = arg_ptr,
-//   a1 = tid, every other register 0 (rr_*, for the warp in RR). The CSRs are read here too, for
+//   one, OF reads its launch value from here: sp = stack_top - tid * stack_size, a0 = arg_ptr,
+//   a1 = tid, every other register 0 (of_*, for the warp in OF). The CSRs are read here too, for
 //   the warp in EX (ex_csr_*). tid = warp * threads_per_warp + lane.
 // Why a module: everything that depends on the launch inputs lives in one place; the rest of the
 // core sees launch_o and a few values.
@@ -47,12 +47,12 @@ module weft_simt_launch #(
   output logic                   error_o,           // an error stopped the launch
   output logic                   done_o,            // one-cycle pulse: the launch ends
   output weft_simt_result_t      result_o,
-  // Launch values of registers rs1 / rs2 for each lane of the warp in RR.
-  input  logic [WarpW-1:0]       rr_warp_i,
-  input  logic [4:0]             rr_rs1_i,
-  input  logic [4:0]             rr_rs2_i,
-  output logic [Threads*32-1:0]  rr_rs1_launch_o,
-  output logic [Threads*32-1:0]  rr_rs2_launch_o,
+  // Launch values of registers rs1 / rs2 for each lane of the warp in OF.
+  input  logic [WarpW-1:0]       of_warp_i,
+  input  logic [4:0]             of_rs1_i,
+  input  logic [4:0]             of_rs2_i,
+  output logic [Threads*32-1:0]  of_rs1_launch_o,
+  output logic [Threads*32-1:0]  of_rs2_launch_o,
   // CSR csr_sel_i (0xCC0 + csr_sel_i) for each lane of the warp in EX.
   input  logic [WarpW-1:0]       ex_warp_i,
   input  logic [2:0]             ex_csr_sel_i,
@@ -154,10 +154,10 @@ module weft_simt_launch #(
 
   always_comb begin : p_lane_values
     for (int l = 0; l < Threads; l++) begin
-      rr_rs1_launch_o[32*l +: 32] = launch_value(rr_warp_i, l, rr_rs1_i, st_q.threads_per_warp,
+      of_rs1_launch_o[32*l +: 32] = launch_value(of_warp_i, l, of_rs1_i, st_q.threads_per_warp,
                                                  st_q.arg_ptr, st_q.stack_top,
                                                  st_q.warp_stack_bytes, st_q.stack_size);
-      rr_rs2_launch_o[32*l +: 32] = launch_value(rr_warp_i, l, rr_rs2_i, st_q.threads_per_warp,
+      of_rs2_launch_o[32*l +: 32] = launch_value(of_warp_i, l, of_rs2_i, st_q.threads_per_warp,
                                                  st_q.arg_ptr, st_q.stack_top,
                                                  st_q.warp_stack_bytes, st_q.stack_size);
       unique case (ex_csr_sel_i)

@@ -10,7 +10,7 @@
 // instruction memory is read (fetch_o) unless the pc is misaligned or past the memory, a fetch
 // fault that travels with the instruction to WB, where it is reported in order. The issued
 // instruction's warp, pc, mask and fetch fault are registered into RR (rr_*).
-// In flight: set at issue, cleared when the instruction is replayed in RR or leaves WB.
+// In flight: set at issue, cleared when the instruction is replayed in OF or leaves WB.
 //
 // Fetch fault encoding (rr_fetch_fault_o and the stages after it): bit 0 misaligned pc, bit 1 pc
 // past the instruction memory (only for an aligned pc); 0 no fault.
@@ -30,7 +30,8 @@ module weft_simt_sched #(
   input  logic [NumThr-1:0]    thread_exited_i,
   input  logic [NumThr-1:0]    thread_at_barrier_i,
   input  logic [Warps-1:0]     warp_blocked_i,     // replayed, waiting for what it needs
-  input  logic                 replay_i,           // the instruction in RR is dropped
+  input  logic                 replay_i,           // the instruction in OF is dropped ...
+  input  logic [WarpW-1:0]     replay_warp_i,      // ... of this warp
   input  logic                 retire_i,           // an instruction leaves WB ...
   input  logic [WarpW-1:0]     retire_warp_i,      // ... of this warp
   output logic [Warps-1:0]     warp_runnable_o,
@@ -112,7 +113,7 @@ module weft_simt_sched #(
       in_flight_d[issue_warp] = 1'b1;
       last_warp_d               = issue_warp;
     end
-    if (replay_i) in_flight_d[rr_warp_o] = 1'b0;
+    if (replay_i) in_flight_d[replay_warp_i] = 1'b0;
     if (retire_i) in_flight_d[retire_warp_i] = 1'b0;
     if (launch_i) begin
       in_flight_d = '0;

@@ -4,8 +4,8 @@
 // weft_simt_lsu); their rd is marked per warp here (st_q.pending_div, .pending_load: one bit per
 // register) from the unit's start (div_start_i, load_start_i) to its write back.
 //
-// RR check (replay_o): the instruction in RR is dropped without side effects when it reads or
-// writes a pending register of its warp (after this cycle's write backs, whose values RR
+// OF check (replay_o): the instruction in OF is dropped without side effects when it reads or
+// writes a pending register of its warp (after this cycle's write backs, whose values OF
 // forwards), or is a divide and the divider will not be free when it leaves WB (busy, or a
 // divide in EX or WB ahead of it), or is a load/store and the LSU queue will have no free entry
 // then (its free slots after this cycle, less the LSU instructions in EX and WB ahead of it).
@@ -23,12 +23,12 @@ module weft_simt_scoreboard #(
   input  logic             clk_i,
   input  logic             rst_ni,
   input  logic             launch_i,
-  // The instruction in RR.
-  input  logic             rr_valid_i,
-  input  logic [WarpW-1:0] rr_warp_i,
-  input  weft_simt_rr_t    rr_i,
+  // The instruction in OF.
+  input  logic             of_valid_i,
+  input  logic [WarpW-1:0] of_warp_i,
+  input  weft_simt_rr_t    of_i,
   output logic             replay_o,
-  // Unit hand-offs ahead of RR.
+  // Unit hand-offs ahead of OF.
   input  logic             ex_to_div_i,        // EX / WB hold an instruction that will start ...
   input  logic             wb_to_div_i,        // ... the divider
   input  logic             ex_to_lsu_i,        // ... the LSU
@@ -80,40 +80,40 @@ module weft_simt_scoreboard #(
     warp_blocked_o = st_q.waiting & ~release_warp;
   end
 
-  // The scoreboard of the warp in RR after this cycle's write backs, and the registers it uses.
-  logic [31:0] rr_pending_div, rr_pending_load, rr_regs;
-  logic        rr_div_hazard, rr_mem_hazard;
+  // The scoreboard of the warp in OF after this cycle's write backs, and the registers it uses.
+  logic [31:0] of_pending_div, of_pending_load, of_regs;
+  logic        of_div_hazard, of_mem_hazard;
 
   always_comb begin : p_rr
-    rr_pending_div  = st_q.pending_div[32*rr_warp_i +: 32];
-    rr_pending_load = st_q.pending_load[32*rr_warp_i +: 32];
-    if (div_wb_valid_i && div_wb_warp_i == rr_warp_i) rr_pending_div[div_wb_rd_i] = 1'b0;
-    if (lsu_wb_valid_i && lsu_wb_warp_i == rr_warp_i) rr_pending_load[lsu_wb_rd_i] = 1'b0;
-    rr_regs = '0;
-    if (rr_i.reads_rs1) rr_regs[rr_i.rs1] = 1'b1;
-    if (rr_i.reads_rs2) rr_regs[rr_i.rs2] = 1'b1;
-    if (rr_i.writes_rd) rr_regs[rr_i.rd]  = 1'b1;
+    of_pending_div  = st_q.pending_div[32*of_warp_i +: 32];
+    of_pending_load = st_q.pending_load[32*of_warp_i +: 32];
+    if (div_wb_valid_i && div_wb_warp_i == of_warp_i) of_pending_div[div_wb_rd_i] = 1'b0;
+    if (lsu_wb_valid_i && lsu_wb_warp_i == of_warp_i) of_pending_load[lsu_wb_rd_i] = 1'b0;
+    of_regs = '0;
+    if (of_i.reads_rs1) of_regs[of_i.rs1] = 1'b1;
+    if (of_i.reads_rs2) of_regs[of_i.rs2] = 1'b1;
+    if (of_i.writes_rd) of_regs[of_i.rd]  = 1'b1;
   end
 
   // A divide needs the divider free when it leaves WB; a load or store needs a free LSU queue
   // entry then (the LSU's slots after this cycle, less those the LSU instructions in WB and EX
   // take).
-  assign rr_div_hazard = ((rr_regs & rr_pending_div) != '0) ||
-                         (rr_i.div && (div_busy_i || ex_to_div_i || wb_to_div_i));
-  assign rr_mem_hazard = ((rr_regs & rr_pending_load) != '0) ||
-                         (rr_i.mem &&
+  assign of_div_hazard = ((of_regs & of_pending_div) != '0) ||
+                         (of_i.div && (div_busy_i || ex_to_div_i || wb_to_div_i));
+  assign of_mem_hazard = ((of_regs & of_pending_load) != '0) ||
+                         (of_i.mem &&
                           (lsu_free_slots_i < 2'd1 + 2'(ex_to_lsu_i) + 2'(wb_to_lsu_i)));
-  assign replay_o = rr_valid_i && rr_i.fetch_fault == 2'b00 && (rr_div_hazard || rr_mem_hazard);
+  assign replay_o = of_valid_i && of_i.fetch_fault == 2'b00 && (of_div_hazard || of_mem_hazard);
 
   always_comb begin : p_next
     st_d         = st_q;
     st_d.waiting = warp_blocked_o;
     if (replay_o) begin
-      st_d.waiting[rr_warp_i]            = 1'b1;
-      st_d.waits_div[rr_warp_i]          = rr_div_hazard;
-      st_d.wait_regs[32*rr_warp_i +: 32] = rr_regs;
-      st_d.wait_divider[rr_warp_i]       = rr_i.div;
-      st_d.wait_lsu[rr_warp_i]           = rr_i.mem;
+      st_d.waiting[of_warp_i]            = 1'b1;
+      st_d.waits_div[of_warp_i]          = of_div_hazard;
+      st_d.wait_regs[32*of_warp_i +: 32] = of_regs;
+      st_d.wait_divider[of_warp_i]       = of_i.div;
+      st_d.wait_lsu[of_warp_i]           = of_i.mem;
     end
     if (div_wb_valid_i) st_d.pending_div[32*div_wb_warp_i + 32'(div_wb_rd_i)] = 1'b0;
     if (lsu_wb_valid_i) st_d.pending_load[32*lsu_wb_warp_i + 32'(lsu_wb_rd_i)] = 1'b0;

@@ -140,12 +140,18 @@ module weft_simt_core #(
   weft_simt_wb_t         wb_insn;
   weft_simt_fault_t      fault_info;
   logic [LaneW-1:0]      fault_lane;
-  logic                  div_busy, div_wb;
+  logic                  div_busy, div_wb_pending, div_wb;  // div_wb: written back this cycle
   logic                  lsu_busy, lsu_wb;
   logic [WarpW-1:0]      div_wb_warp, lsu_wb_warp;
   logic [4:0]            div_wb_rd, lsu_wb_rd;
   logic [Threads-1:0]    div_wb_mask, lsu_wb_mask;
   logic [Threads*32-1:0] div_wb_data, lsu_wb_data;
+  // The register file's second write port: the LSU's or the divider's write back of this cycle.
+  logic                  unit_wb;
+  logic [WarpW-1:0]      unit_wb_warp;
+  logic [4:0]            unit_wb_rd;
+  logic [Threads-1:0]    unit_wb_mask;
+  logic [Threads*32-1:0] unit_wb_data;
 
   // The launch inputs, in the SIMT_LAUNCH descriptor's layout.
   weft_desc_simt_launch_t start_args;
@@ -356,20 +362,16 @@ module weft_simt_core #(
   // Registers never written since the launch hold their launch value. The register file returns
   // them as they were after the writes of the RR cycle; a divider or LSU write back of this cycle
   // (written into the register file at its end) is forwarded.
-  logic fwd_div_rs1, fwd_div_rs2, fwd_lsu_rs1, fwd_lsu_rs2;
-  assign fwd_div_rs1 = div_wb && div_wb_warp == of_q.warp && div_wb_rd == of_check.rs1;
-  assign fwd_div_rs2 = div_wb && div_wb_warp == of_q.warp && div_wb_rd == of_check.rs2;
-  assign fwd_lsu_rs1 = lsu_wb && lsu_wb_warp == of_q.warp && lsu_wb_rd == of_check.rs1;
-  assign fwd_lsu_rs2 = lsu_wb && lsu_wb_warp == of_q.warp && lsu_wb_rd == of_check.rs2;
+  logic fwd_rs1, fwd_rs2;
+  assign fwd_rs1 = unit_wb && unit_wb_warp == of_q.warp && unit_wb_rd == of_check.rs1;
+  assign fwd_rs2 = unit_wb && unit_wb_warp == of_q.warp && unit_wb_rd == of_check.rs2;
 
   always_comb begin : p_operands
     for (int l = 0; l < Threads; l++) begin
       of_rs1_val[32*l +: 32] = rf_rs1_written[l] ? rf_rs1[32*l +: 32] : of_rs1_launch[32*l +: 32];
       of_rs2_val[32*l +: 32] = rf_rs2_written[l] ? rf_rs2[32*l +: 32] : of_rs2_launch[32*l +: 32];
-      if (fwd_div_rs1 && div_wb_mask[l]) of_rs1_val[32*l +: 32] = div_wb_data[32*l +: 32];
-      if (fwd_lsu_rs1 && lsu_wb_mask[l]) of_rs1_val[32*l +: 32] = lsu_wb_data[32*l +: 32];
-      if (fwd_div_rs2 && div_wb_mask[l]) of_rs2_val[32*l +: 32] = div_wb_data[32*l +: 32];
-      if (fwd_lsu_rs2 && lsu_wb_mask[l]) of_rs2_val[32*l +: 32] = lsu_wb_data[32*l +: 32];
+      if (fwd_rs1 && unit_wb_mask[l]) of_rs1_val[32*l +: 32] = unit_wb_data[32*l +: 32];
+      if (fwd_rs2 && unit_wb_mask[l]) of_rs2_val[32*l +: 32] = unit_wb_data[32*l +: 32];
     end
   end
 
@@ -534,7 +536,8 @@ module weft_simt_core #(
     .a_i        (wb_rs1),
     .b_i        (wb_rs2),
     .busy_o     (div_busy),
-    .wb_valid_o (div_wb),
+    .wb_valid_o (div_wb_pending),
+    .wb_ready_i (!lsu_wb),
     .wb_w_o     (div_wb_warp),
     .wb_rd_o    (div_wb_rd),
     .wb_mask_o  (div_wb_mask),
@@ -580,12 +583,23 @@ module weft_simt_core #(
   logic unused_wb;
   assign unused_wb = ^{lsu_done, wb_insn.pc, wb_insn.fetch_fault, wb_insn.div, wb_insn.load};
 
+  // The divider and the LSU share the register file's second write port; a load's write back goes
+  // first and the divider holds its result meanwhile (a divide is rarely waited on, a load often).
+  assign div_wb = div_wb_pending && !lsu_wb;
+
+  assign unit_wb      = lsu_wb || div_wb;
+  assign unit_wb_warp = lsu_wb ? lsu_wb_warp : div_wb_warp;
+  assign unit_wb_rd   = lsu_wb ? lsu_wb_rd   : div_wb_rd;
+  assign unit_wb_mask = lsu_wb ? lsu_wb_mask : div_wb_mask;
+  assign unit_wb_data = lsu_wb ? lsu_wb_data : div_wb_data;
+
   // ---------------------------------------------------------------------------------------------
-  // Register files: port 0 WB, port 1 divider, port 2 LSU
+  // Register files: port 0 WB, port 1 LSU or divider
   // ---------------------------------------------------------------------------------------------
   weft_simt_regfile #(
-    .Warps   (Warps),
-    .Threads (Threads)
+    .Warps      (Warps),
+    .Threads    (Threads),
+    .WritePorts (2)
   ) u_rf (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -597,11 +611,11 @@ module weft_simt_core #(
     .rs1_written_o (rf_rs1_written),
     .rs2_o         (rf_rs2),
     .rs2_written_o (rf_rs2_written),
-    .we_i          ({lsu_wb, div_wb, rf_we_wb}),
-    .w_i           ({lsu_wb_warp, div_wb_warp, wb_warp}),
-    .rd_i          ({lsu_wb_rd, div_wb_rd, wb_insn.rd}),
-    .mask_i        ({lsu_wb_mask, div_wb_mask, rf_mask_wb}),
-    .data_i        ({lsu_wb_data, div_wb_data, rf_data_wb})
+    .we_i          ({unit_wb, rf_we_wb}),
+    .w_i           ({unit_wb_warp, wb_warp}),
+    .rd_i          ({unit_wb_rd, wb_insn.rd}),
+    .mask_i        ({unit_wb_mask, rf_mask_wb}),
+    .data_i        ({unit_wb_data, rf_data_wb})
   );
 
   // ---------------------------------------------------------------------------------------------

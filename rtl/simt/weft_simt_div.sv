@@ -6,8 +6,9 @@
 // ones and x%0 gives x (the quotient's sign fix is skipped for a zero divisor), and
 // INT_MIN/-1 gives INT_MIN with remainder 0 (|INT_MIN| = 2^31 as unsigned).
 //
-// Timing: start_i (only while !busy_o) at edge t; wb_valid_o is high for one cycle, 33 cycles
-// later, with rd, warp and lane mask of the instruction; busy_o is high from the edge after the
+// Timing: start_i (only while !busy_o) at edge t; wb_valid_o goes high 33 cycles later, with rd,
+// warp and lane mask of the instruction, and stays high until wb_ready_i (the register file's
+// write port is shared with the LSU, which goes first); busy_o is high from the edge after the
 // start up to and including the write-back cycle. The core keeps issuing other instructions
 // meanwhile (its scoreboard holds rd of this warp until wb_valid_o).
 module weft_simt_div #(
@@ -26,6 +27,7 @@ module weft_simt_div #(
   input  logic [Threads*32-1:0]  b_i,      // divisors
   output logic                   busy_o,
   output logic                   wb_valid_o,
+  input  logic                   wb_ready_i,
   output logic [WarpW-1:0]       wb_w_o,
   output logic [4:0]             wb_rd_o,
   output logic [Threads-1:0]     wb_mask_o,
@@ -100,7 +102,7 @@ module weft_simt_div #(
           quo_d[32*l +: 32] = {quo_q[32*l +: 31], 1'b0};
         end
       end
-    end else if (last) begin
+    end else if (last && wb_ready_i) begin
       busy_d = 1'b0;
     end
   end

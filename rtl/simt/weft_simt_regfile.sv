@@ -1,10 +1,10 @@
 // weft_simt_regfile: the register files of all threads of the SIMT core.
 //
 // One storage array per lane holding x0..x31 of that lane in every warp (entry {warp, reg}), a
-// synchronous read of two registers of one warp for all lanes, and three write ports (execute
-// stage, divider, load/store unit) with per-lane masks. The core never lets two ports write the
-// same entry in one cycle (its scoreboard keeps rd of an outstanding divide or load away from
-// other writers), and never writes x0.
+// synchronous read of two registers of one warp for all lanes, and WritePorts write ports with
+// per-lane masks (the core uses two: the WB stage, and the load/store unit or the divider, which
+// take turns). The core never lets two ports write the same entry in one cycle (its scoreboard
+// keeps rd of an outstanding divide or load away from other writers), and never writes x0.
 //
 // Read timing: the address (rd_w_i, rs1_i, rs2_i) is given in cycle t, and rs*_o in cycle t + 1
 // hold the registers as they are after the writes of cycle t (a write of cycle t to a register
@@ -18,16 +18,22 @@
 // Storage (FPGA-friendly, docs/fpga.md): per lane, one copy of the array per (write port, read
 // port) pair, each a weft_sram_1r1w (one write port, one registered read port: a block RAM,
 // DP16KD on ECP5, instead of flip-flops behind wide read multiplexers); a live value table
-// (lvt_q, 2 bits per entry, flip-flops) remembers which write port wrote an entry last and selects
-// that port's copy on read. Behaviour is that of one array with three write ports, the last port
-// in index order winning if two wrote the same entry in one cycle (the core never does).
+// (lvt_q, flip-flops) remembers which write port wrote an entry last and selects that port's copy
+// on read. Behaviour is that of one array with WritePorts write ports, the last port in index
+// order winning if two wrote the same entry in one cycle (the core never does). The copies cost
+// block RAMs (2 x WritePorts per lane), the table flip-flops and multiplexers per lane and entry:
+// fewer write ports make both smaller (docs/fpga.md).
+`include "weft_assert.svh"
+
 module weft_simt_regfile #(
-  parameter int  Warps   = 4,
-  parameter int  Threads = 8,
-  localparam int WarpW   = (Warps > 1) ? $clog2(Warps) : 1,
-  localparam int EntryW  = WarpW + 5,
-  localparam int Entries = 1 << EntryW,
-  localparam int Ports   = 3
+  parameter int  Warps      = 4,
+  parameter int  Threads    = 8,
+  parameter int  WritePorts = 2,
+  localparam int WarpW      = (Warps > 1) ? $clog2(Warps) : 1,
+  localparam int EntryW     = WarpW + 5,
+  localparam int Entries    = 1 << EntryW,
+  localparam int Ports      = WritePorts,
+  localparam int LvtW       = (Ports > 1) ? $clog2(Ports) : 1
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -40,13 +46,17 @@ module weft_simt_regfile #(
   output logic [Threads-1:0]    rs1_written_o,
   output logic [Threads*32-1:0] rs2_o,
   output logic [Threads-1:0]    rs2_written_o,
-  // write ports 0..2
+  // write ports 0 .. WritePorts-1
   input  logic [Ports-1:0]          we_i,
   input  logic [Ports*WarpW-1:0]    w_i,
   input  logic [Ports*5-1:0]        rd_i,
   input  logic [Ports*Threads-1:0]  mask_i,
   input  logic [Ports*Threads*32-1:0] data_i   // port p, lane l at [32*(p*Threads + l) +: 32]
 );
+
+  if (WritePorts < 1 || (1 << LvtW) < WritePorts) begin : g_bad_ports
+    `WEFT_ELAB_ERROR("weft_simt_regfile: need WritePorts >= 1")
+  end
 
   logic [EntryW-1:0] rd_entry [2];   // read port r: entry read in this cycle
   logic [EntryW-1:0] wr_entry [Ports];
@@ -63,8 +73,8 @@ module weft_simt_regfile #(
     end
 
     // Live value table and "written since the launch", one entry per register (flip-flops: they
-    // have three write ports).
-    logic [2*Entries-1:0] lvt_q, lvt_d;
+    // have every write port).
+    logic [LvtW*Entries-1:0] lvt_q, lvt_d;
     logic [Entries-1:0]   written_q, written_d;
 
     always_comb begin : p_lvt
@@ -72,7 +82,7 @@ module weft_simt_regfile #(
       written_d = written_q;
       for (int p = 0; p < Ports; p++) begin
         if (lane_we[p]) begin
-          lvt_d[2*32'(wr_entry[p]) +: 2] = 2'(p);
+          lvt_d[LvtW*32'(wr_entry[p]) +: LvtW] = LvtW'(p);
           written_d[wr_entry[p]]         = 1'b1;
         end
       end
@@ -109,7 +119,7 @@ module weft_simt_regfile #(
 
       // Registered beside the copies' read: which copy holds the entry, whether it was written
       // since the launch, and a write of this cycle to it (bypassed).
-      logic [1:0]  sel_q;
+      logic [LvtW-1:0] sel_q;
       logic        written_rd_q, bypass_q;
       logic [31:0] bypass_data_q;
       logic        bypass_d;
@@ -128,16 +138,14 @@ module weft_simt_regfile #(
 
       // Datapath registers: no reset (their values matter only as rs*_o of a read).
       always_ff @(posedge clk_i) begin : p_read_q
-        sel_q         <= lvt_q[2*32'(rd_entry[r]) +: 2];
+        sel_q         <= lvt_q[LvtW*32'(rd_entry[r]) +: LvtW];
         written_rd_q  <= !clear_i && (written_q[rd_entry[r]] || bypass_d);
         bypass_q      <= bypass_d;
         bypass_data_q <= bypass_data_d;
       end
 
       logic [31:0] value;
-      assign value = bypass_q      ? bypass_data_q :
-                     sel_q == 2'd0 ? copy_data[0]  :
-                     sel_q == 2'd1 ? copy_data[1]  : copy_data[2];
+      assign value = bypass_q ? bypass_data_q : copy_data[sel_q];
       if (r == 0) begin : g_rs1
         assign rs1_o[32*l +: 32] = value;
         assign rs1_written_o[l]  = written_rd_q;

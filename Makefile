@@ -71,10 +71,13 @@ clean: ## Remove the build tree
 	rm -rf $(BUILD)
 
 # ---------------------------------------------------------------- ULX3S (ECP5) open FPGA flow (docs/fpga.md)
-.PHONY: fpga prog postsynth postsynth-smoke
+.PHONY: fpga fpga-fit prog postsynth postsynth-smoke
 
 fpga: setup ## ULX3S bitstream (Yosys -> nextpnr-ecp5 -> ecppack) and report (LUT/DSP/BRAM, Fmax); FREQ=<MHz>
 	$(MAKE) --no-print-directory -C fpga
+
+fpga-fit: setup ## Does the board top fit the 85F? Synthesis + nextpnr packing, fails over 100 % of logic cells, DP16KD or MULT18X18D (about 5-10 min); SIMT_WARPS=/SIMT_THREADS=
+	$(MAKE) --no-print-directory -C fpga fit
 
 prog: ## Load fpga/build/ulx3s/weft.bit into a ULX3S on USB (openFPGALoader -b ulx3s)
 	@$(MAKE) --no-print-directory -C fpga prog

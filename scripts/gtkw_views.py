@@ -114,7 +114,8 @@ def simt_view(v: View, path: str, s: Scope) -> None:
     v.sig(path, by.get("rr_valid"), TR_BIN, "RR valid")
     v.sig(path, by.get("rr_warp"), TR_DEC, "RR warp")
     v.sig(path, by.get("rr_insn"), TR_HEX, "RR insn")
-    v.sig(path, by.get("replay"), TR_BIN, "RR replay")
+    v.sig(path, by.get("of_valid_q"), TR_BIN, "OF valid")
+    v.sig(path, by.get("replay"), TR_BIN, "OF replay")
     # The EX stage register is one struct (ex_q, traced as one vector): its fields as they enter
     # WB (u_commit's flat ports) and lane 0.
     cp = f"{path}.u_commit"

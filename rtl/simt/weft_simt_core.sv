@@ -122,9 +122,9 @@ module weft_simt_core #(
   } of_stage_t;
   logic                  of_valid_q;
   of_stage_t             of_q, of_d;
-  // EX: the instruction that left RR and its operands (the stage registers, reset together).
+  // EX: the instruction that left OF and its operands (valid reset, the rest datapath registers
+  // without reset).
   typedef struct packed {
-    logic                  valid;
     logic [WarpW-1:0]      warp;
     logic [31:0]           pc;
     logic [Threads-1:0]    mask;
@@ -133,6 +133,7 @@ module weft_simt_core #(
     logic [Threads*32-1:0] rs1;
     logic [Threads*32-1:0] rs2;
   } ex_stage_t;
+  logic                  ex_valid_q, ex_valid_d;
   ex_stage_t             ex_q, ex_d;
   logic                  wb_valid, commit, fault;
   logic [WarpW-1:0]      wb_warp;
@@ -168,7 +169,7 @@ module weft_simt_core #(
   end
 
   assign issuing = running && !error;
-  assign drained = !rr_valid && !of_valid_q && !ex_q.valid && !wb_valid && !div_busy && !lsu_busy;
+  assign drained = !rr_valid && !of_valid_q && !ex_valid_q && !wb_valid && !div_busy && !lsu_busy;
 
   weft_simt_launch #(
     .Warps   (Warps),
@@ -412,7 +413,7 @@ module weft_simt_core #(
   // EX: the lanes (results registered into WB)
   // ---------------------------------------------------------------------------------------------
   always_comb begin : p_ex_next
-    ex_d.valid       = of_valid_q && !replay;
+    ex_valid_d       = of_valid_q && !replay;
     ex_d.warp        = of_q.warp;
     ex_d.pc          = of_q.pc;
     ex_d.mask        = of_q.mask;
@@ -423,8 +424,12 @@ module weft_simt_core #(
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_ex
-    if (!rst_ni) ex_q <= '0;
-    else         ex_q <= ex_d;
+    if (!rst_ni) ex_valid_q <= 1'b0;
+    else         ex_valid_q <= ex_valid_d;
+  end
+
+  always_ff @(posedge clk_i) begin : p_ex_data
+    ex_q <= ex_d;
   end
 
   // EX-stage decode (unit hand-off): the instruction as WB and the units need it.
@@ -450,9 +455,9 @@ module weft_simt_core #(
                        ex_dec.is_ecall, ex_dec.is_ebreak, ex_dec.is_csr, ex_dec.csr_barrier,
                        ex_dec.imm, ex_dec.uses_rs1, ex_dec.uses_rs2, ex_dec.writes_rd};
 
-  assign ex_to_div = ex_q.valid && ex_insn.fetch_fault == 2'b00 && ex_insn.div &&
+  assign ex_to_div = ex_valid_q && ex_insn.fetch_fault == 2'b00 && ex_insn.div &&
                      ex_insn.rd != 5'd0;
-  assign ex_to_lsu = ex_q.valid && ex_insn.fetch_fault == 2'b00 &&
+  assign ex_to_lsu = ex_valid_q && ex_insn.fetch_fault == 2'b00 &&
                      (ex_insn.store || (ex_insn.load && ex_insn.rd != 5'd0));
 
   localparam int LaneResW = $bits(weft_simt_lane_res_t'('0));
@@ -484,7 +489,7 @@ module weft_simt_core #(
   ) u_commit (
     .clk_i,
     .rst_ni,
-    .ex_valid_i        (ex_q.valid),
+    .ex_valid_i        (ex_valid_q),
     .ex_warp_i         (ex_q.warp),
     .ex_mask_i         (ex_q.mask),
     .ex_insn_i         (ex_insn),

@@ -107,32 +107,27 @@ module weft_simt_div #(
     end
   end
 
+  // Control with reset; the operands and partial results are datapath registers without reset.
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
     if (!rst_ni) begin
       busy_q <= 1'b0;
       cnt_q  <= '0;
-      w_q    <= '0;
-      rd_q   <= '0;
-      op_q   <= '0;
-      mask_q <= '0;
-      quo_q  <= '0;
-      rem_q  <= '0;
-      dsr_q  <= '0;
-      negq_q <= '0;
-      negr_q <= '0;
     end else begin
       busy_q <= busy_d;
       cnt_q  <= cnt_d;
-      w_q    <= w_d;
-      rd_q   <= rd_d;
-      op_q   <= op_d;
-      mask_q <= mask_d;
-      quo_q  <= quo_d;
-      rem_q  <= rem_d;
-      dsr_q  <= dsr_d;
-      negq_q <= negq_d;
-      negr_q <= negr_d;
     end
+  end
+
+  always_ff @(posedge clk_i) begin : p_data
+    w_q    <= w_d;
+    rd_q   <= rd_d;
+    op_q   <= op_d;
+    mask_q <= mask_d;
+    quo_q  <= quo_d;
+    rem_q  <= rem_d;
+    dsr_q  <= dsr_d;
+    negq_q <= negq_d;
+    negr_q <= negr_d;
   end
 
   // Sign fix and result selection.

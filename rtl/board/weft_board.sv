@@ -61,10 +61,16 @@ module weft_board #(
   logic unused_id;
   assign unused_id = ^{b.id, r.id};  // IdW bits used, the higher ones 0
 
+  // Reset tree: the bridge (with the LEDs) and the board memory each get a weft_rst_stage, as
+  // weft_top's blocks do inside it, so all leave reset on the same edge, one after rst_ni.
+  logic rst_bridge_n, rst_mem_n;
+  weft_rst_stage u_rst_bridge (.clk_i, .rst_ni, .rst_no(rst_bridge_n));
+  weft_rst_stage u_rst_mem    (.clk_i, .rst_ni, .rst_no(rst_mem_n));
+
   weft_uart_bridge #(
     .ClksPerBit(ClksPerBit), .ClkHz(ClkHz), .HostMemBytes(HostMemBytes)
   ) u_bridge (
-    .clk_i, .rst_ni, .uart_rx_i, .uart_tx_o,
+    .clk_i, .rst_ni(rst_bridge_n), .uart_rx_i, .uart_tx_o,
     .axil_req_o(axil_req), .axil_rsp_i(axil_rsp),
     .mem_req_o(br_req), .mem_we_o(br_we), .mem_addr_o(br_addr), .mem_wdata_o(br_wdata),
     .mem_gnt_i(br_gnt), .mem_rvalid_i(br_rvalid), .mem_rdata_i(br_rdata),
@@ -102,7 +108,7 @@ module weft_board #(
     .irq_o(irq));
 
   weft_board_mem #(.HostMemBytes(HostMemBytes), .IdW(IdW), .AddrW(AddrW)) u_mem (
-    .clk_i, .rst_ni,
+    .clk_i, .rst_ni(rst_mem_n),
     .axi_aw_valid_i(awvalid), .axi_aw_ready_o(awready), .axi_aw_i(aw),
     .axi_w_valid_i(wvalid), .axi_w_ready_o(wready), .axi_w_data_i(wdata), .axi_w_strb_i(wstrb),
     .axi_w_last_i(wlast), .axi_b_valid_o(bvalid), .axi_b_ready_i(bready), .axi_b_o(b),
@@ -132,8 +138,8 @@ module weft_board #(
     tx_st_d = tx_active ? StW'(Stretch) : (tx_st_q != '0) ? tx_st_q - 1'b1 : tx_st_q;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
+  always_ff @(posedge clk_i or negedge rst_bridge_n) begin
+    if (!rst_bridge_n) begin
       hb_cnt_q <= '0;
       hb_q     <= 1'b0;
       rx_st_q  <= '0;

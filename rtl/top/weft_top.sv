@@ -119,13 +119,35 @@ module weft_top #(
     `WEFT_ELAB_ERROR("weft_top: a parameter does not fit its CAP register field")
   end
 
+  // ---------------------------------------------------------------- reset tree
+  // One weft_rst_stage per block: each block's reset is released by a flip-flop of its own (placed
+  // among the block's flip-flops) rather than by one net across the die; every block leaves reset
+  // on the same edge, one after rst_ni (docs/fpga.md "Reset").
+  localparam int RstCsr     = 0;
+  localparam int RstCmd     = 1;
+  localparam int RstDma     = 2;
+  localparam int RstSpad    = 3;
+  localparam int RstTu      = 4;
+  localparam int RstSimtMem = 5;
+  localparam int RstSimt    = 6;
+  localparam int NumRst     = 7;
+  logic [NumRst-1:0] rst_n;
+
+  for (genvar i = 0; i < NumRst; i++) begin : g_rst
+    weft_rst_stage u_stage (
+      .clk_i,
+      .rst_ni,
+      .rst_no (rst_n[i])
+    );
+  end
+
   // ---------------------------------------------------------------- registers
   weft_reg2hw_t reg2hw;  // register fields and pulses (rtl/common/weft_regs.svh)
   weft_hw2reg_t hw2reg;  // what the device reports: read-only fields, W1C sets
 
   weft_csr #(.AddrW(12)) u_csr (
     .clk_i,
-    .rst_ni,
+    .rst_ni  (rst_n[RstCsr]),
     .s_axil_awvalid,
     .s_axil_awready,
     .s_axil_awaddr,
@@ -323,7 +345,7 @@ module weft_top #(
     .SimtDmemLines(SimtDmemBytes / BB), .SimtImemLines(SimtImemWords * 4 / BB)
   ) u_cmd (
     .clk_i,
-    .rst_ni,
+    .rst_ni  (rst_n[RstCmd]),
     .cfg_enable_i           (reg2hw.ctrl.enable),
     .cfg_qreset_i           (reg2hw.ctrl.qreset),
     .cfg_perf_clear_i       (reg2hw.ctrl.perf_clear),
@@ -442,7 +464,7 @@ module weft_top #(
     .MaxRdOut(MaxRdOut), .NumRd(2), .NumWr(2)
   ) u_dma (
     .clk_i,
-    .rst_ni,
+    .rst_ni  (rst_n[RstDma]),
     .rd_req_valid_i     (rd_req_valid),
     .rd_req_ready_o     (rd_req_ready),
     .rd_req_i           (rd_req),
@@ -511,7 +533,7 @@ module weft_top #(
   // ---------------------------------------------------------------- scratchpad
   weft_spad #(.DataW(DataW), .Lines(SpadLines), .Banks(SpadBanks), .NumRd(3)) u_spad (
     .clk_i,
-    .rst_ni,
+    .rst_ni  (rst_n[RstSpad]),
     .wr_valid_i     (sp_wr_valid),
     .wr_addr_i      (sp_wr_addr),
     .wr_data_i      (c_wr_data),
@@ -525,7 +547,7 @@ module weft_top #(
   // ---------------------------------------------------------------- tensor unit
   weft_tensor_unit #(.Rows(Rows), .Cols(Cols), .AccDepth(AccDepth)) u_tu (
     .clk_i,
-    .rst_ni,
+    .rst_ni  (rst_n[RstTu]),
     .cmd_valid_i       (tu_cmd_valid),
     .cmd_ready_o       (tu_cmd_ready),
     .cmd_op_i          (tu_cmd_op),
@@ -595,7 +617,7 @@ module weft_top #(
       .ImemWords (SimtImemWords)
     ) u_simt_mem (
       .clk_i,
-      .rst_ni,
+      .rst_ni  (rst_n[RstSimtMem]),
       .wr_valid_i     (c_wr_valid),
       .wr_addr_i      (c_wr_addr),
       .wr_data_i      (c_wr_data),
@@ -638,7 +660,7 @@ module weft_top #(
       .ExtW      (DataW)
     ) u_simt (
       .clk_i,
-      .rst_ni,
+      .rst_ni  (rst_n[RstSimt]),
       .imem_we_i            (imem_we),
       .imem_addr_i          (imem_addr),
       .imem_wdata_i         (imem_wdata),
@@ -683,8 +705,8 @@ module weft_top #(
     );
     assign x_perf = {p_bar, p_rep, p_sbar, p_smem, p_sdiv, p_spipe, p_act, p_iss, p_cyc};
 
-    always_ff @(posedge clk_i or negedge rst_ni) begin : p_launches
-      if (!rst_ni)     x_launches_q <= '0;
+    always_ff @(posedge clk_i or negedge rst_n[RstSimt]) begin : p_launches
+      if (!rst_n[RstSimt]) x_launches_q <= '0;
       else if (x_done) x_launches_q <= x_launches_q + 32'd1;
     end
   end else begin : g_no_simt

@@ -10,8 +10,9 @@
 #      fpga/postsynth/weft_ulx3s_sim.v (weft_board's pins), built with sw/tools/weft_board_sim.cpp,
 #      the board simulator behind a pty (weft::sim::BoardSim), into
 #      fpga/build/postsynth/weft-board-sim-netlist
-#   3. CMake build of the `weft` tool in <build> (target weft_tool only)
-#   4. the netlist simulator in the background; `weft info`, then `weft gemm M N K --check` over the
+#   3. CMake build of the `weft` tool and the SIMT kernels in <build> (targets weft_tool, weft_kernel_elfs)
+#   4. the netlist simulator in the background; `weft info`, then `weft gemm M N K --check` (and, when
+#      the netlist has a SIMT core, `weft simt vecadd --n SIMT_N --check`) over the
 #      uart:// URI it prints; the simulator is stopped afterwards.
 # The UART runs at FREQ MHz / BAUD clocks per bit (default 1 Mbaud, the bitstream's; a faster BAUD
 # makes a netlist that differs from the bitstream's only in that constant and simulates the UART
@@ -23,12 +24,13 @@
 #   FREQ * 1e6 / BAUD must be an integer >= 8), GEMM ("M N K", default "8 8 8"),
 #   WEFT_TOOL (the weft tool to use; default: build it in <build>), PS_OPT (g++ optimisation, -O0),
 #   GEMM_MODE (default tflite-double), VERILATOR, PS_TIMEOUT_MS (uart:// response timeout, default
-#   60000). Exit status 0 when the GEMM is bit-exact.
+#   60000), SIMT_N (vecadd elements, default 64). Exit status 0 when the GEMM (and the SIMT kernel) is bit-exact.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$(pwd)
 build=${1:-build}
 GEMM=${GEMM:-8 8 8}
+SIMT_N=${SIMT_N:-64}
 GEMM_MODE=${GEMM_MODE:-tflite-double}
 VERILATOR=${VERILATOR:-verilator}
 PS_TIMEOUT_MS=${PS_TIMEOUT_MS:-60000}
@@ -102,7 +104,7 @@ if [[ -n ${WEFT_TOOL:-} ]]; then
   weft=$WEFT_TOOL   # given: no CMake build here
 else
   [[ -f $build/CMakeCache.txt ]] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  nice -n 10 cmake --build "$build" -j 1 --target weft_tool >"$out/weft_tool.log" 2>&1 \
+  nice -n 10 cmake --build "$build" -j 1 --target weft_tool weft_kernel_elfs >"$out/weft_tool.log" 2>&1 \
     || { tail -n 20 "$out/weft_tool.log" >&2; echo "postsynth: building weft_tool failed" >&2; exit 1; }
   weft="$build/bin/weft"
 fi
@@ -130,14 +132,25 @@ t0=$(now)
 # shellcheck disable=SC2086
 "$weft" gemm $GEMM --check --seed 1 --mode "$GEMM_MODE" --device "$dev" 2>&1 | tee "$out/gemm.txt" || rc=$?
 t_gemm=$(( $(now) - t0 ))
+# A SIMT kernel when the netlist has a SIMT core (the capabilities line names its shape): vecadd,
+# bit-exact against the golden SIMT model (memory, retired and issue counts).
+t_simt=0
+simt_note="no SIMT core"
+if grep -q 'SIMT core [0-9]* warps' "$out/info.txt"; then
+  t0=$(now)
+  "$weft" simt vecadd --n "$SIMT_N" --check --seed 1 --device "$dev" 2>&1 | tee "$out/simt.txt" || rc=$?
+  t_simt=$(( $(now) - t0 ))
+  grep -q 'check    passed, bit-exact' "$out/simt.txt" || rc=1
+  simt_note="vecadd --n $SIMT_N"
+fi
 stop_sim
 trap - EXIT
 grep -q 'check    passed, bit-exact' "$out/gemm.txt" || rc=1
 cycles=$(grep -oE '^weft-board-sim: [0-9]+ cycles' "$log" | grep -oE '[0-9]+' || echo "?")
 echo "postsynth: times: netlist ${t_netlist} s, verilator build ${t_build} s, weft tool ${t_tool} s," \
-     "info ${t_info} s, gemm ${t_gemm} s; ${cycles} cycles simulated"
+     "info ${t_info} s, gemm ${t_gemm} s, simt ${t_simt} s; ${cycles} cycles simulated"
 if ((rc)); then
-  echo "postsynth: FAILED (the netlist's GEMM is not the golden result; logs in $out)" >&2
+  echo "postsynth: FAILED (the netlist's GEMM or SIMT kernel is not the golden result; logs in $out)" >&2
   exit 1
 fi
-echo "postsynth: PASS: the synthesized netlist's GEMM ($GEMM, $GEMM_MODE) is bit-exact"
+echo "postsynth: PASS: the synthesized netlist's GEMM ($GEMM, $GEMM_MODE) and SIMT kernel ($simt_note) are bit-exact"

@@ -153,6 +153,13 @@ module weft_simt_core #(
   logic [4:0]            unit_wb_rd;
   logic [Threads-1:0]    unit_wb_mask;
   logic [Threads*32-1:0] unit_wb_data;
+  // The unit write the register file's port does this cycle (weft_simt_rf_write: a unit write
+  // back waits in a queue while WB writes): the scoreboard frees its rd, OF forwards it.
+  logic                  done_wb, done_div, rf_write_hold, rf_write_empty;
+  logic [WarpW-1:0]      done_wb_warp;
+  logic [4:0]            done_wb_rd;
+  logic [Threads-1:0]    done_wb_mask;
+  logic [Threads*32-1:0] done_wb_data;
 
   // The launch inputs, in the SIMT_LAUNCH descriptor's layout.
   weft_desc_simt_launch_t start_args;
@@ -169,7 +176,8 @@ module weft_simt_core #(
   end
 
   assign issuing = running && !error;
-  assign drained = !rr_valid && !of_valid_q && !ex_valid_q && !wb_valid && !div_busy && !lsu_busy;
+  assign drained = !rr_valid && !of_valid_q && !ex_valid_q && !wb_valid && !div_busy && !lsu_busy &&
+                   rf_write_empty;
 
   weft_simt_launch #(
     .Warps   (Warps),
@@ -258,7 +266,7 @@ module weft_simt_core #(
     .clk_i,
     .rst_ni,
     .launch_i            (launch),
-    .issuing_i           (issuing),
+    .issuing_i           (issuing && !rf_write_hold),
     .thread_pc_i         (thread_pc),
     .thread_exited_i     (thread_exited),
     .thread_at_barrier_i (thread_at_barrier),
@@ -364,15 +372,15 @@ module weft_simt_core #(
   // them as they were after the writes of the RR cycle; a divider or LSU write back of this cycle
   // (written into the register file at its end) is forwarded.
   logic fwd_rs1, fwd_rs2;
-  assign fwd_rs1 = unit_wb && unit_wb_warp == of_q.warp && unit_wb_rd == of_check.rs1;
-  assign fwd_rs2 = unit_wb && unit_wb_warp == of_q.warp && unit_wb_rd == of_check.rs2;
+  assign fwd_rs1 = done_wb && done_wb_warp == of_q.warp && done_wb_rd == of_check.rs1;
+  assign fwd_rs2 = done_wb && done_wb_warp == of_q.warp && done_wb_rd == of_check.rs2;
 
   always_comb begin : p_operands
     for (int l = 0; l < Threads; l++) begin
       of_rs1_val[32*l +: 32] = rf_rs1_written[l] ? rf_rs1[32*l +: 32] : of_rs1_launch[32*l +: 32];
       of_rs2_val[32*l +: 32] = rf_rs2_written[l] ? rf_rs2[32*l +: 32] : of_rs2_launch[32*l +: 32];
-      if (fwd_rs1 && unit_wb_mask[l]) of_rs1_val[32*l +: 32] = unit_wb_data[32*l +: 32];
-      if (fwd_rs2 && unit_wb_mask[l]) of_rs2_val[32*l +: 32] = unit_wb_data[32*l +: 32];
+      if (fwd_rs1 && done_wb_mask[l]) of_rs1_val[32*l +: 32] = done_wb_data[32*l +: 32];
+      if (fwd_rs2 && done_wb_mask[l]) of_rs2_val[32*l +: 32] = done_wb_data[32*l +: 32];
     end
   end
 
@@ -398,13 +406,14 @@ module weft_simt_core #(
     .start_warp_i     (wb_warp),
     .start_rd_i       (wb_insn.rd),
     .div_busy_i       (div_busy),
-    .div_wb_valid_i   (div_wb),
-    .div_wb_warp_i    (div_wb_warp),
-    .div_wb_rd_i      (div_wb_rd),
+    .div_accept_i     (div_wb),
+    .div_wb_valid_i   (done_wb && done_div),
+    .div_wb_warp_i    (done_wb_warp),
+    .div_wb_rd_i      (done_wb_rd),
     .lsu_free_slots_i (lsu_slots),
-    .lsu_wb_valid_i   (lsu_wb),
-    .lsu_wb_warp_i    (lsu_wb_warp),
-    .lsu_wb_rd_i      (lsu_wb_rd),
+    .lsu_wb_valid_i   (done_wb && !done_div),
+    .lsu_wb_warp_i    (done_wb_warp),
+    .lsu_wb_rd_i      (done_wb_rd),
     .warp_blocked_o   (warp_blocked),
     .warp_waits_div_o (warp_waits_div)
   );
@@ -599,12 +608,49 @@ module weft_simt_core #(
   assign unit_wb_data = lsu_wb ? lsu_wb_data : div_wb_data;
 
   // ---------------------------------------------------------------------------------------------
-  // Register files: port 0 WB, port 1 LSU or divider
+  // Register file and its write port (WB first, a unit's write back queued when they collide)
   // ---------------------------------------------------------------------------------------------
+  logic                  rf_we;
+  logic [WarpW-1:0]      rf_w;
+  logic [4:0]            rf_rd;
+  logic [Threads-1:0]    rf_mask;
+  logic [Threads*32-1:0] rf_data;
+
+  weft_simt_rf_write #(
+    .Warps   (Warps),
+    .Threads (Threads)
+  ) u_rf_write (
+    .clk_i,
+    .rst_ni,
+    .wb_we_i       (rf_we_wb),
+    .wb_warp_i     (wb_warp),
+    .wb_rd_i       (wb_insn.rd),
+    .wb_mask_i     (rf_mask_wb),
+    .wb_data_i     (rf_data_wb),
+    .unit_we_i     (unit_wb),
+    .unit_div_i    (!lsu_wb),
+    .unit_warp_i   (unit_wb_warp),
+    .unit_rd_i     (unit_wb_rd),
+    .unit_mask_i   (unit_wb_mask),
+    .unit_data_i   (unit_wb_data),
+    .done_o        (done_wb),
+    .done_div_o    (done_div),
+    .done_warp_o   (done_wb_warp),
+    .done_rd_o     (done_wb_rd),
+    .done_mask_o   (done_wb_mask),
+    .done_data_o   (done_wb_data),
+    .hold_o        (rf_write_hold),
+    .empty_o       (rf_write_empty),
+    .rf_we_o       (rf_we),
+    .rf_warp_o     (rf_w),
+    .rf_rd_o       (rf_rd),
+    .rf_mask_o     (rf_mask),
+    .rf_data_o     (rf_data)
+  );
+
   weft_simt_regfile #(
-    .Warps      (Warps),
-    .Threads    (Threads),
-    .WritePorts (2)
+    .Warps   (Warps),
+    .Threads (Threads)
   ) u_rf (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -616,11 +662,11 @@ module weft_simt_core #(
     .rs1_written_o (rf_rs1_written),
     .rs2_o         (rf_rs2),
     .rs2_written_o (rf_rs2_written),
-    .we_i          ({unit_wb, rf_we_wb}),
-    .w_i           ({unit_wb_warp, wb_warp}),
-    .rd_i          ({unit_wb_rd, wb_insn.rd}),
-    .mask_i        ({unit_wb_mask, rf_mask_wb}),
-    .data_i        ({unit_wb_data, rf_data_wb})
+    .we_i          (rf_we),
+    .w_i           (rf_w),
+    .rd_i          (rf_rd),
+    .mask_i        (rf_mask),
+    .data_i        (rf_data)
   );
 
   // ---------------------------------------------------------------------------------------------

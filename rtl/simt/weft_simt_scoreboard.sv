@@ -39,7 +39,8 @@ module weft_simt_scoreboard #(
   input  logic [4:0]       start_rd_i,
   // Units.
   input  logic             div_busy_i,
-  input  logic             div_wb_valid_i,
+  input  logic             div_accept_i,       // the divider's result is taken: free next cycle
+  input  logic             div_wb_valid_i,     // a divide's rd is written this cycle
   input  logic [WarpW-1:0] div_wb_warp_i,
   input  logic [4:0]       div_wb_rd_i,
   input  logic [1:0]       lsu_free_slots_i,
@@ -74,7 +75,7 @@ module weft_simt_scoreboard #(
     if (lsu_wb_valid_i) pending_next[32*lsu_wb_warp_i + 32'(lsu_wb_rd_i)] = 1'b0;
     for (int w = 0; w < Warps; w++) begin
       release_warp[w] = ((st_q.wait_regs[32*w +: 32] & pending_next[32*w +: 32]) == '0) &&
-                        !(st_q.wait_divider[w] && div_busy_i && !div_wb_valid_i) &&
+                        !(st_q.wait_divider[w] && div_busy_i && !div_accept_i) &&
                         !(st_q.wait_lsu[w] && lsu_free_slots_i == 2'd0);
     end
     warp_blocked_o = st_q.waiting & ~release_warp;

@@ -121,16 +121,17 @@ module weft_top #(
 
   // ---------------------------------------------------------------- reset tree
   // One weft_rst_stage per block: each block's reset is released by a flip-flop of its own (placed
-  // among the block's flip-flops) rather than by one net across the die; every block leaves reset
-  // on the same edge, one after rst_ni (docs/fpga.md "Reset").
-  localparam int RstCsr     = 0;
-  localparam int RstCmd     = 1;
-  localparam int RstDma     = 2;
-  localparam int RstSpad    = 3;
-  localparam int RstTu      = 4;
-  localparam int RstSimtMem = 5;
-  localparam int RstSimt    = 6;
-  localparam int NumRst     = 7;
+  // among the block's flip-flops) rather than by one net across the die; these blocks leave reset
+  // on the same edge, one after rst_ni (docs/fpga.md "Reset"). The CSRs take rst_ni itself: they
+  // face the host, which may start an AXI-Lite transfer in the first cycle after rst_ni, and
+  // whatever a transfer starts reaches the other blocks one edge later at the earliest.
+  localparam int RstCmd     = 0;
+  localparam int RstDma     = 1;
+  localparam int RstSpad    = 2;
+  localparam int RstTu      = 3;
+  localparam int RstSimtMem = 4;
+  localparam int RstSimt    = 5;
+  localparam int NumRst     = 6;
   logic [NumRst-1:0] rst_n;
 
   for (genvar i = 0; i < NumRst; i++) begin : g_rst
@@ -147,7 +148,7 @@ module weft_top #(
 
   weft_csr #(.AddrW(12)) u_csr (
     .clk_i,
-    .rst_ni  (rst_n[RstCsr]),
+    .rst_ni,
     .s_axil_awvalid,
     .s_axil_awready,
     .s_axil_awaddr,

@@ -58,6 +58,7 @@ def main():
                     help="the design's Fmax target, MHz (docs/fpga.md), reported next to the constraint")
     ap.add_argument("--seed", default="?")
     ap.add_argument("--core", default="board")
+    ap.add_argument("--simt", default="", help="SIMT shape on board, WARPSxTHREADS (0xN: none)")
     ap.add_argument("--paths", type=int, default=3, help="critical paths to list")
     ap.add_argument("--allow-timing-fail", action="store_true")
     args = ap.parse_args()
@@ -88,6 +89,10 @@ def main():
     bit = os.path.join(d, "weft.bit")
     bit_s = f"`{bit}` ({os.path.getsize(bit)} bytes)" if os.path.exists(bit) else "missing"
     out.append(f"Top: {top}; clock constraint {args.freq:g} MHz; nextpnr seed {args.seed}; bitstream {bit_s}.")
+    if args.simt:
+        w, _, t = args.simt.partition("x")
+        simt = "none" if w in ("", "0") else f"{w} warps x {t} threads"
+        out.append(f"Device: 8x8 tensor array, UART bridge, 64 KiB board memory; SIMT core: {simt}.")
     if times:
         tot = sum(times.values())
         out.append("Wall time: " + ", ".join(f"{k} {v} s" for k, v in times.items()) + f"; total {tot} s.")
@@ -155,6 +160,11 @@ def main():
                 seen.append(b)
         out.append(f"  - through: {' -> '.join(seen)}")
     if paths:
+        out.append("")
+
+    sweep = os.path.join(d, "sweep.md")
+    if os.path.exists(sweep):
+        out.append(open(sweep).read().rstrip())
         out.append("")
 
     ok = not fails

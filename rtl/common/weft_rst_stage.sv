@@ -14,6 +14,15 @@ module weft_rst_stage (
 
   (* keep *) logic rst_q;
 
+`ifndef SYNTHESIS
+  // In simulation the stage starts out of reset (1), so that the first assertion of rst_ni is an
+  // edge on rst_no too and the block's asynchronous reset acts at once, as it did when the block
+  // took rst_ni itself (with randomised initial state, a stage that started at 0 would leave its
+  // block unreset until the first clock edge). On the FPGA the board top asserts rst_ni from
+  // configuration until the PLL locks; the ECP5 has no flip-flop that starts at 1 and resets to 0.
+  initial rst_q = 1'b1;
+`endif
+
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_stage
     if (!rst_ni) rst_q <= 1'b0;
     else         rst_q <= 1'b1;

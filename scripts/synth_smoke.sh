@@ -8,6 +8,9 @@
 #                                                                     DP16KD (accumulator)
 #   csr                weft_csr (defaults, generated from rtl/host/weft_regs.rdl) -> flops for every
 #                                                                     stored field (>= 750 TRELLIS_FF)
+#   simt_core_4x2      weft_simt_core Warps=4 Threads=2 Banks=4 ImemWords=1024 DmemBytes=16384 (the
+#                      board's shape) -> DP16KD >= 14: 4 banks x 2 + instruction memory 2 + the
+#                      register file's 2 lanes x 2 copies (10 if the register file left block RAM)
 # Each design reads its top's sources from the RTL manifest (rtl/manifest.toml, through
 # scripts/rtl_manifest.py: `read_verilog -sv` with the manifest's include dirs and synthesis
 # defines), the parameters are set with `chparam`, then `synth_ecp5 -top`. Per design, <outdir>
@@ -29,6 +32,7 @@ DESIGNS=(
   "pe               | weft_pe          |                             | MULT18X18D==1"
   "tensor_unit_4x4  | weft_tensor_unit | Rows=4 Cols=4 AccDepth=1024 | MULT18X18D>=16 DP16KD>=1"
   "csr              | weft_csr         |                             | TRELLIS_FF>=750"
+  "simt_core_4x2    | weft_simt_core   | Warps=4 Threads=2 Banks=4 ImemWords=1024 DmemBytes=16384 | DP16KD>=14"
 )
 
 if [[ -n "${YOSYS:-}" ]]; then

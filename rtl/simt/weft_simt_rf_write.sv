@@ -22,7 +22,8 @@ module weft_simt_rf_write #(
   parameter int  Depth      = 8,
   localparam int HoldMargin = 5,   // IS, RR, OF, EX, WB
   localparam int WarpW      = (Warps > 1) ? $clog2(Warps) : 1,
-  localparam int UsageW     = $clog2(Depth + 1)
+  localparam int UsageW     = $clog2(Depth + 1),
+  localparam int WriteW     = 1 + WarpW + 5 + Threads + Threads * 32   // $bits(write_t)
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -82,7 +83,7 @@ module weft_simt_rf_write #(
   assign push = unit_we_i && (wb_we_i || q_valid);
 
   weft_fifo #(
-    .Width ($bits(write_t)),
+    .Width (WriteW),
     .Depth (Depth)
   ) u_queue (
     .clk_i,

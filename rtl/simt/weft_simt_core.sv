@@ -331,14 +331,16 @@ module weft_simt_core #(
     of_d.insn        = rr_insn;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_of_valid
-    if (!rst_ni) of_valid_q <= 1'b0;
-    else         of_valid_q <= rr_valid;
-  end
-
-  always_ff @(posedge clk_i) begin : p_of
-    of_q <= of_d;
-  end
+  weft_pipe_reg #(
+    .Width ($bits(of_stage_t'('0)))
+  ) u_of_reg (
+    .clk_i,
+    .rst_ni,
+    .valid_i (rr_valid),
+    .data_i  (of_d),
+    .valid_o (of_valid_q),
+    .data_o  (of_q)
+  );
 
   // ---------------------------------------------------------------------------------------------
   // OF: decode, operands (launch values, forwarding), scoreboard and replay
@@ -432,14 +434,16 @@ module weft_simt_core #(
     ex_d.rs2         = of_rs2_val;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_ex
-    if (!rst_ni) ex_valid_q <= 1'b0;
-    else         ex_valid_q <= ex_valid_d;
-  end
-
-  always_ff @(posedge clk_i) begin : p_ex_data
-    ex_q <= ex_d;
-  end
+  weft_pipe_reg #(
+    .Width ($bits(ex_stage_t'('0)))
+  ) u_ex_reg (
+    .clk_i,
+    .rst_ni,
+    .valid_i (ex_valid_d),
+    .data_i  (ex_d),
+    .valid_o (ex_valid_q),
+    .data_o  (ex_q)
+  );
 
   // EX-stage decode (unit hand-off): the instruction as WB and the units need it.
   weft_simt_dec_t ex_dec;

@@ -64,23 +64,22 @@ module weft_simt_commit #(
   localparam logic [7:0] ErrFetchRange = 8'd4;
   localparam logic [7:0] ErrStepLimit  = 8'd10;
 
-  // The stage registers (data flops without reset).
+  // The stage register (data flops without reset).
+  localparam int StageW = WarpW + Threads + $bits(weft_simt_wb_t'('0)) + 2 * Threads * 32 +
+                          Threads * ResW;
   logic                    valid_q;
   logic [Threads*ResW-1:0] res_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_valid
-    if (!rst_ni) valid_q <= 1'b0;
-    else         valid_q <= ex_valid_i;
-  end
-
-  always_ff @(posedge clk_i) begin : p_data
-    warp_o    <= ex_warp_i;
-    mask_o    <= ex_mask_i;
-    insn_o    <= ex_insn_i;
-    rs1_o     <= ex_rs1_i;
-    rs2_o     <= ex_rs2_i;
-    res_q     <= lane_res_i;
-  end
+  weft_pipe_reg #(
+    .Width (StageW)
+  ) u_stage (
+    .clk_i,
+    .rst_ni,
+    .valid_i (ex_valid_i),
+    .data_i  ({ex_warp_i, ex_mask_i, ex_insn_i, ex_rs1_i, ex_rs2_i, lane_res_i}),
+    .valid_o (valid_q),
+    .data_o  ({warp_o, mask_o, insn_o, rs1_o, rs2_o, res_q})
+  );
 
   // The lanes' results, field by field.
   logic [Threads-1:0]    we, fault;

@@ -122,14 +122,9 @@ module weft_simt_core #(
   } of_stage_t;
   logic                  of_valid_q;
   of_stage_t             of_q, of_d;
-  // EX: the instruction that left OF and its operands (valid reset, the rest datapath registers
-  // without reset).
+  // EX: the instruction that left OF (its OF fields) and its operands.
   typedef struct packed {
-    logic [WarpW-1:0]      warp;
-    logic [31:0]           pc;
-    logic [Threads-1:0]    mask;
-    logic [1:0]            fetch_fault;
-    logic [31:0]           insn;
+    of_stage_t             op;
     logic [Threads*32-1:0] rs1;
     logic [Threads*32-1:0] rs2;
   } ex_stage_t;
@@ -206,8 +201,8 @@ module weft_simt_core #(
     .of_rs2_i         (of_check.rs2),
     .of_rs1_launch_o  (of_rs1_launch),
     .of_rs2_launch_o  (of_rs2_launch),
-    .ex_warp_i        (ex_q.warp),
-    .ex_csr_sel_i     (ex_q.insn[22:20]),
+    .ex_warp_i        (ex_q.op.warp),
+    .ex_csr_sel_i     (ex_q.op.insn[22:20]),
     .ex_csr_o         (ex_csr)
   );
 
@@ -425,11 +420,7 @@ module weft_simt_core #(
   // ---------------------------------------------------------------------------------------------
   always_comb begin : p_ex_next
     ex_valid_d       = of_valid_q && !replay;
-    ex_d.warp        = of_q.warp;
-    ex_d.pc          = of_q.pc;
-    ex_d.mask        = of_q.mask;
-    ex_d.fetch_fault = of_q.fetch_fault;
-    ex_d.insn        = of_q.insn;
+    ex_d.op          = of_q;
     ex_d.rs1         = of_rs1_val;
     ex_d.rs2         = of_rs2_val;
   end
@@ -450,14 +441,14 @@ module weft_simt_core #(
   weft_simt_wb_t  ex_insn;
 
   weft_simt_decode u_ex_dec (
-    .insn_i (ex_q.insn),
+    .insn_i (ex_q.op.insn),
     .dec_o  (ex_dec)
   );
 
-  assign ex_insn.pc          = ex_q.pc;
-  assign ex_insn.funct3      = ex_q.insn[14:12];
-  assign ex_insn.rd          = ex_q.insn[11:7];
-  assign ex_insn.fetch_fault = ex_q.fetch_fault;
+  assign ex_insn.pc          = ex_q.op.pc;
+  assign ex_insn.funct3      = ex_q.op.insn[14:12];
+  assign ex_insn.rd          = ex_q.op.insn[11:7];
+  assign ex_insn.fetch_fault = ex_q.op.fetch_fault;
   assign ex_insn.div         = ex_dec.is_div;
   assign ex_insn.load        = ex_dec.is_load;
   assign ex_insn.store       = ex_dec.is_store;
@@ -480,8 +471,8 @@ module weft_simt_core #(
     weft_simt_lane #(
       .DmemBytes (DmemBytes)
     ) u_lane (
-      .insn_i       (ex_q.insn),
-      .pc_i         (ex_q.pc),
+      .insn_i       (ex_q.op.insn),
+      .pc_i         (ex_q.op.pc),
       .a_i          (ex_q.rs1[32*l +: 32]),
       .b_i          (ex_q.rs2[32*l +: 32]),
       .csr_val_i    (ex_csr[32*l +: 32]),
@@ -503,8 +494,8 @@ module weft_simt_core #(
     .clk_i,
     .rst_ni,
     .ex_valid_i        (ex_valid_q),
-    .ex_warp_i         (ex_q.warp),
-    .ex_mask_i         (ex_q.mask),
+    .ex_warp_i         (ex_q.op.warp),
+    .ex_mask_i         (ex_q.op.mask),
     .ex_insn_i         (ex_insn),
     .ex_rs1_i          (ex_q.rs1),
     .ex_rs2_i          (ex_q.rs2),

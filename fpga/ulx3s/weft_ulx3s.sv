@@ -21,7 +21,8 @@ module weft_ulx3s #(
   parameter int Baud      = 1000000,
   // The device's shape: an 8x8 array and, by these defaults, a SIMT core of 2 warps x 4 threads.
   // `make fpga` sets SimtWarps = 0 (no SIMT core; SIMT_WARPS / SIMT_THREADS choose one): next to
-  // the array even a 2 x 2 core does not route on the 85F (docs/fpga.md "Resources and timing").
+  // the array a core fits the 85F (4 x 2: 70 % of the logic cells with the PEs on DSPs) but has
+  // not routed yet (docs/fpga.md "Resources and timing").
   // The post-synthesis smoke test (make postsynth-smoke) synthesizes the same top with a smaller
   // shape so that its netlist builds and simulates faster.
   parameter int Rows        = 8,

@@ -31,8 +31,9 @@
 // number of distinct words); a load's wb_valid_o in cycle t+k with all lanes' values. done_o is
 // high in every cycle in which an instruction completes (a store's last access, a load's write
 // back). busy_o: an instruction is queued, accessing or writing back. slots_o: queue entries free
-// after this cycle (the head's last access counted as done), so start_i in the next cycle is
-// accepted if slots_o >= 1, and start_i this and next cycle if slots_o >= 2.
+// after this cycle, counting the head as done when it is on its only access (no bank conflict,
+// known from registers: see h_last_known), so start_i in the next cycle is accepted if
+// slots_o >= 1, and start_i this and next cycle if slots_o >= 2.
 `include "weft_assert.svh"
 
 module weft_simt_lsu #(
@@ -48,7 +49,8 @@ module weft_simt_lsu #(
   localparam int AddrW     = $clog2(DmemBytes),
   localparam int Depth     = DmemBytes / (4 * Banks),
   localparam int RowW      = (Depth > 1) ? $clog2(Depth) : 1,
-  localparam int QDepth    = 2      // queued warp instructions (the head accesses)
+  localparam int QDepth    = 2,     // queued warp instructions (the head accesses)
+  localparam int QPtrW     = $clog2(QDepth)
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -98,9 +100,10 @@ module weft_simt_lsu #(
   logic [QDepth-1:0]               q_store_q, q_store_d;
   logic [QDepth*Threads-1:0]       q_mask_q, q_mask_d;
   logic [QDepth*Threads-1:0]       q_pend_q, q_pend_d;   // lanes not yet served
+  logic [QDepth-1:0]               q_one_q, q_one_d;     // the next access is the last (known at push)
   logic [QDepth*Threads*AddrW-1:0] q_addr_q, q_addr_d;
   logic [QDepth*Threads*32-1:0]    q_data_q, q_data_d;   // store data, or load data captured
-  logic                            hd_q, hd_d;           // head entry
+  logic [QPtrW-1:0]                hd_q, hd_d;           // head entry
   logic [1:0]                      cnt_q, cnt_d;         // entries in use
 
   // Capture stage: the load lanes served by the last cycle's access.
@@ -170,6 +173,29 @@ module weft_simt_lsu #(
   end
 
   assign h_last = h_valid && ((h_pend & ~served) == '0);
+
+  // The head's last access this cycle, as known from registers: an instruction whose lanes have no
+  // bank conflict (no two active lanes in one bank at different words; computed when it enters
+  // the queue) finishes in its first access. slots_o counts it, and not the exact h_last, so that
+  // no path runs from the bank-conflict logic into the core's issue decision; an instruction with
+  // conflicts frees its entry for slots_o one cycle late.
+  logic h_last_known;
+  assign h_last_known = h_valid && q_one_q[hd_q];
+
+  logic in_conflict_free;
+  always_comb begin : p_in_conflicts
+    in_conflict_free = 1'b1;
+    for (int l = 0; l < Threads; l++) begin
+      for (int m = l + 1; m < Threads; m++) begin
+        if (mask_i[l] && mask_i[m] &&
+            addr_i[32*l + 2 +: BankW] == addr_i[32*m + 2 +: BankW] &&
+            addr_i[32*l + 2 + BankW +: (AddrW - 2 - BankW)] !=
+            addr_i[32*m + 2 + BankW +: (AddrW - 2 - BankW)]) begin
+          in_conflict_free = 1'b0;
+        end
+      end
+    end
+  end
 
   // Store merge: every served lane's bytes into its bank's word, lanes ascending (last wins).
   always_comb begin : p_store_merge
@@ -314,10 +340,17 @@ module weft_simt_lsu #(
     end
   end
 
+  // Entry i + n of the circular queue (n <= QDepth).
+  function automatic logic [QPtrW-1:0] next_entry(input logic [QPtrW-1:0] i, input logic [1:0] n);
+    logic [QPtrW:0] sum;
+    sum = {1'b0, i} + (QPtrW + 1)'(n);
+    next_entry = (sum >= (QPtrW + 1)'(QDepth)) ? QPtrW'(sum - (QPtrW + 1)'(QDepth)) : QPtrW'(sum);
+  endfunction
+
   logic          push;
-  logic          tail;
+  logic [QPtrW-1:0] tail;
   assign push = start_i && (cnt_q != 2'(QDepth) || h_last);
-  assign tail = hd_q ^ cnt_q[0];   // QDepth = 2: the entry after the used ones (mod 2)
+  assign tail = next_entry(hd_q, cnt_q);   // the entry after the used ones
 
   always_comb begin : p_next
     q_w_d      = q_w_q;
@@ -326,6 +359,7 @@ module weft_simt_lsu #(
     q_store_d  = q_store_q;
     q_mask_d   = q_mask_q;
     q_pend_d   = q_pend_q;
+    q_one_d    = q_one_q;
     q_addr_d   = q_addr_q;
     q_data_d   = q_data_q;
     hd_d       = hd_q;
@@ -344,6 +378,7 @@ module weft_simt_lsu #(
     // Head: one access, then leave (loads to the response stage).
     if (h_valid) begin
       q_pend_d[Threads*hd_q +: Threads]       = h_pend & ~served;
+      q_one_d[hd_q]                           = 1'b0;
       q_data_d[Threads*32*hd_q +: Threads*32] = h_data_cap;
       if (!h_store) begin
         cap_mask_d = served;
@@ -355,7 +390,7 @@ module weft_simt_lsu #(
         end
       end
       if (h_last) begin
-        hd_d  = !hd_q;
+        hd_d  = next_entry(hd_q, 2'd1);
         cnt_d = cnt_q - 2'd1;
         if (!h_store) begin
           r_valid_d = 1'b1;
@@ -376,6 +411,7 @@ module weft_simt_lsu #(
       q_store_d[tail]                = store_i;
       q_mask_d[Threads*tail +: Threads] = mask_i;
       q_pend_d[Threads*tail +: Threads] = mask_i;
+      q_one_d[tail]                     = in_conflict_free;
       for (int l = 0; l < Threads; l++) begin
         q_addr_d[AddrW*(Threads*32'(tail) + l) +: AddrW] = addr_i[32*l +: AddrW];
       end
@@ -383,50 +419,41 @@ module weft_simt_lsu #(
     end
   end
 
+  // Control state is reset; the entries' and stages' data is not (read only behind cnt_q,
+  // cap_mask_q and r_valid_q).
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
     if (!rst_ni) begin
-      q_w_q      <= '0;
-      q_rd_q     <= '0;
-      q_f3_q     <= '0;
-      q_store_q  <= '0;
-      q_mask_q   <= '0;
-      q_pend_q   <= '0;
-      q_addr_q   <= '0;
-      q_data_q   <= '0;
-      hd_q       <= 1'b0;
+      hd_q       <= '0;
       cnt_q      <= '0;
       cap_mask_q <= '0;
       cap_r_q    <= 1'b0;
-      cap_bank_q <= '0;
-      cap_off_q  <= '0;
-      cap_f3_q   <= '0;
       r_valid_q  <= 1'b0;
-      r_w_q      <= '0;
-      r_rd_q     <= '0;
-      r_mask_q   <= '0;
-      r_data_q   <= '0;
     end else begin
-      q_w_q      <= q_w_d;
-      q_rd_q     <= q_rd_d;
-      q_f3_q     <= q_f3_d;
-      q_store_q  <= q_store_d;
-      q_mask_q   <= q_mask_d;
-      q_pend_q   <= q_pend_d;
-      q_addr_q   <= q_addr_d;
-      q_data_q   <= q_data_d;
       hd_q       <= hd_d;
       cnt_q      <= cnt_d;
       cap_mask_q <= cap_mask_d;
       cap_r_q    <= cap_r_d;
-      cap_bank_q <= cap_bank_d;
-      cap_off_q  <= cap_off_d;
-      cap_f3_q   <= cap_f3_d;
       r_valid_q  <= r_valid_d;
-      r_w_q      <= r_w_d;
-      r_rd_q     <= r_rd_d;
-      r_mask_q   <= r_mask_d;
-      r_data_q   <= r_data_d;
     end
+  end
+
+  always_ff @(posedge clk_i) begin : p_data
+    q_w_q      <= q_w_d;
+    q_rd_q     <= q_rd_d;
+    q_f3_q     <= q_f3_d;
+    q_store_q  <= q_store_d;
+    q_mask_q   <= q_mask_d;
+    q_pend_q   <= q_pend_d;
+    q_one_q    <= q_one_d;
+    q_addr_q   <= q_addr_d;
+    q_data_q   <= q_data_d;
+    cap_bank_q <= cap_bank_d;
+    cap_off_q  <= cap_off_d;
+    cap_f3_q   <= cap_f3_d;
+    r_w_q      <= r_w_d;
+    r_rd_q     <= r_rd_d;
+    r_mask_q   <= r_mask_d;
+    r_data_q   <= r_data_d;
   end
 
   logic unused_addr;
@@ -444,7 +471,7 @@ module weft_simt_lsu #(
   end
 
   assign busy_o     = busy;
-  assign slots_o    = 2'(QDepth) - cnt_q + {1'b0, h_last};
+  assign slots_o    = 2'(QDepth) - cnt_q + {1'b0, h_last_known};
   assign done_o     = r_valid_q || (h_last && h_store);
   assign wb_valid_o = r_valid_q;
   assign wb_w_o     = r_w_q;
@@ -456,6 +483,9 @@ module weft_simt_lsu #(
   always @(posedge clk_i or negedge rst_ni) begin : p_check_room
     if (rst_ni && start_i) begin
       assert (cnt_q != 2'(QDepth) || h_last) else $error("%m: start with the queue full");
+    end
+    if (rst_ni && h_last_known) begin
+      assert (h_last) else $error("%m: a conflict-free head did not finish in one access");
     end
   end
 `endif

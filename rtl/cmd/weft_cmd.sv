@@ -492,6 +492,24 @@ module weft_cmd #(
   logic [1:0]       dc_mode;
   logic [31:0]      dc_zp, dc_min, dc_max;
 
+  // The tensor unit's output rows reach the store engine through a register slice: the engine's
+  // o_ready depends on the DMA write queue's room, and the rows feed that queue, so without it one
+  // cycle ran from the accumulators through the requantizer and the engine into the DMA
+  // (docs/fpga.md). The engine counts rows, so the slice changes nothing but one cycle of latency.
+  logic               so_valid, so_ready;
+  logic [Cols*32-1:0] so_data;
+
+  weft_spill_register #(.Width(Cols * 32)) u_tu_out_slice (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i  (tu_o_valid_i),
+    .in_ready_o  (tu_o_ready_o),
+    .in_data_i   (tu_o_data_i),
+    .out_valid_o (so_valid),
+    .out_ready_i (so_ready),
+    .out_data_o  (so_data)
+  );
+
   weft_cmd_store #(
     .Cols(Cols), .AccDepth(AccDepth), .DataW(DataW), .Inflight(Inflight)
   ) u_store (
@@ -532,9 +550,9 @@ module weft_cmd #(
     .pc_bias_o       (tu_pc_bias_o),
     .pc_mult_o       (tu_pc_mult_o),
     .pc_shift_o      (tu_pc_shift_o),
-    .o_valid_i       (tu_o_valid_i),
-    .o_ready_o       (tu_o_ready_o),
-    .o_data_i        (tu_o_data_i),
+    .o_valid_i       (so_valid),
+    .o_ready_o       (so_ready),
+    .o_data_i        (so_data),
     .done_valid_o    (done_valid[EngStore]),
     .done_tag_o      (done_tag[EngStore*TagW +: TagW]),
     .err_valid_o     (e_valid[ErrFromStore]),

@@ -16,8 +16,10 @@
 //                      extent host_addr + (m-1)*host_stride + (pack ? n : 4n) (WINDOW, write)
 //   COMPUTE            A: a_addr + (kt-1)*a_tile_stride + (m-1)*a_row_stride; W: the last row of
 //                      the last tile and (kt >= 2) the last row of the tile before it
-// Each step takes two cycles (timing, docs/fpga.md): the product is registered in the first, where
-// the step's checks of the previous step's sum also run, and added in the second.
+// Each step takes three cycles (timing, docs/fpga.md): the step's operands are selected and
+// registered in the first, where the step's checks of the previous step's sum also run, the
+// product is registered in the second and added in the third. No cycle goes from the descriptor's
+// opcode through the operand selection into the multiplier, nor from the multiplier into the add.
 // The first failing check is reported (held until the error register takes it) and the
 // descriptor is not dispatched; decoding then stops until the queue reset.
 // DISPATCH waits for: go_i (enabled, no reset pending), a free ROB entry, room in the
@@ -104,7 +106,7 @@ module weft_cmd_decode #(
   logic [511:0]     desc_q, desc_d;
   logic [BeatW-1:0] beat_q, beat_d;
   logic [2:0]       step_q, step_d;
-  logic             ph_q, ph_d;          // CHECK: 0 = checks and multiply, 1 = add
+  logic [1:0]       ph_q, ph_d;          // CHECK: 0 = checks and operands, 1 = multiply, 2 = add
   logic [65:0]      acc_q, acc_d;
   logic [7:0]       ecode_q, ecode_d;
   logic [63:0]      eaddr_q, eaddr_d;
@@ -290,11 +292,15 @@ module weft_cmd_decode #(
     end
   end
 
+  logic [31:0] mac_x_q;
+  logic [19:0] mac_y_q;
   logic [51:0] mac_prod_q;
   always_ff @(posedge clk_i) begin : p_mac_prod
-    mac_prod_q <= 52'(mac_x) * 52'(mac_y);
+    mac_x_q    <= mac_x;
+    mac_y_q    <= mac_y;
+    mac_prod_q <= 52'(mac_x_q) * 52'(mac_y_q);
   end
-  assign acc_d = (state_q == DCheck && ph_q) ?
+  assign acc_d = (state_q == DCheck && ph_q == 2'd2) ?
                  (mac_clr ? {2'b00, mac_base} : acc_q) + 66'(mac_prod_q) + 66'(mac_c) : acc_q;
 
   // Window check of [win_start, acc_q): inside one window with the permission, every bus beat
@@ -370,7 +376,7 @@ module weft_cmd_decode #(
           if (beat_q == BeatW'(Bpd - 1)) begin
             beat_d  = '0;
             step_d  = '0;
-            ph_d    = 1'b0;
+            ph_d    = 2'd0;
             state_d = DPrep;
           end else begin
             beat_d = beat_q + 1'b1;
@@ -379,9 +385,11 @@ module weft_cmd_decode #(
       end
       DPrep: state_d = DCheck;
       DCheck: begin
-        ph_d = !ph_q;
-        if (ph_q) begin
+        ph_d = (ph_q == 2'd2) ? 2'd0 : ph_q + 2'd1;
+        if (ph_q == 2'd2) begin
           step_d = step_q + 3'd1;
+        end else if (ph_q == 2'd1) begin
+          // the product of this step's operands is registered
         end else if (step_q == 3'd0 && simple_err != weft_pkg::ErrNone) begin
           ecode_d = simple_err;
           eaddr_d = (simple_err == weft_pkg::ErrAlign) ? win_start : desc_addr;
@@ -428,7 +436,7 @@ module weft_cmd_decode #(
       state_q  <= DFill;
       beat_q   <= '0;
       step_q   <= '0;
-      ph_q     <= 1'b0;
+      ph_q     <= 2'd0;
       last_v_q <= '0;
     end else begin
       state_q  <= state_d;

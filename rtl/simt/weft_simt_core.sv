@@ -187,6 +187,7 @@ module weft_simt_core #(
     .all_exited_i     (all_exited),
     .drained_i        (drained),
     .issued_i         (perf.issued),
+    .commit_i         (commit),
     .step_limit_o     (step_limit),
     .fault_i          (fault),
     .fault_info_i     (fault_info),

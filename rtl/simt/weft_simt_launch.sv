@@ -4,7 +4,9 @@
 //   the core clears its launch state). A shape outside 1..Warps x 1..Threads is refused at once
 //   with code 11 and no thread (launch_threads_o all zero, so the launch ends in its first cycles).
 // - The launch registers (shape, block id, argument pointer, stack, issue limit) hold for the whole
-//   run; step_limit_o says the issue limit is reached (docs/simt-model.md, StepLimit).
+//   run; step_limit_o says the issue limit is reached (docs/simt-model.md, StepLimit). It is a
+//   register, set the cycle after the commit that reaches the limit (issued_i counts that commit
+//   from then on too), so the 32-bit comparison does not sit in front of WB's fault priority.
 // - Running / done: running_o from the edge after the start until the edge after done_o, which
 //   pulses once every thread has exited (or an error stopped the launch) and the pipeline and the
 //   units are empty (drained_i).
@@ -38,6 +40,7 @@ module weft_simt_launch #(
   input  logic                   all_exited_i,      // every thread has exited
   input  logic                   drained_i,         // nothing in the pipeline or the units
   input  logic [31:0]            issued_i,          // warp instructions executed so far
+  input  logic                   commit_i,          // ... and one more commits this cycle
   output logic                   step_limit_o,      // the issue limit is reached
   input  logic                   fault_i,           // WB: the instruction there faults ...
   input  weft_simt_fault_t       fault_info_i,      // ... with this code, pc and tval ...
@@ -73,6 +76,8 @@ module weft_simt_launch #(
     logic [31:0]       stack_size;
     logic [31:0]       warp_stack_bytes;  // threads_per_warp * stack_size
     logic [31:0]       max_issues;
+    logic [31:0]       max_issues_m1;     // max_issues - 1
+    logic              at_limit;          // issued_i >= max_issues > 0
     logic              error;
     weft_simt_result_t result;
   } state_t;
@@ -117,7 +122,7 @@ module weft_simt_launch #(
   end
 
   assign done_o       = st_q.running && (all_exited_i || st_q.error) && drained_i;
-  assign step_limit_o = st_q.max_issues != 32'd0 && issued_i >= st_q.max_issues;
+  assign step_limit_o = st_q.at_limit;
 
   always_comb begin : p_next
     st_d = st_q;
@@ -129,6 +134,9 @@ module weft_simt_launch #(
       st_d.result.tval   = fault_info_i.tval;
     end
     if (done_o) st_d.running = 1'b0;
+    // issued_i next cycle = issued_i + commit_i (weft_simt_perf), so this is issued >= max then.
+    st_d.at_limit = st_q.max_issues != 32'd0 &&
+                    (issued_i >= st_q.max_issues || (commit_i && issued_i == st_q.max_issues_m1));
     if (launch) begin
       st_d.running          = 1'b1;
       st_d.num_warps        = start_args_i.num_warps;
@@ -140,6 +148,8 @@ module weft_simt_launch #(
       st_d.stack_size       = start_args_i.stack_size;
       st_d.warp_stack_bytes = 32'(start_args_i.threads_per_warp * start_args_i.stack_size);
       st_d.max_issues       = start_args_i.max_issues;
+      st_d.max_issues_m1    = start_args_i.max_issues - 32'd1;
+      st_d.at_limit         = 1'b0;   // issued restarts at 0
       st_d.error            = !launch_ok;
       st_d.result           = '0;
       st_d.result.code      = launch_ok ? 8'd0 : ErrBadLaunch;

@@ -12,7 +12,9 @@
 //
 // Replay wait: the dropped warp records exactly what its instruction needs (the registers it
 // uses, the divider, LSU room) and stays blocked (warp_blocked_o, to the scheduler) until that is
-// ready; other warps keep issuing. warp_waits_div_o tells the performance counters whether a
+// ready; other warps keep issuing. warp_blocked_o is a register: a warp whose needs are met in
+// cycle t may issue in t+1, so that no path runs from the units' write backs into the
+// scheduler's choice and the instruction memory's address. warp_waits_div_o tells the performance counters whether a
 // warp waits on the divider's side (a divide's rd or the divider) or the LSU's.
 `include "weft_simt_types.svh"
 
@@ -78,8 +80,8 @@ module weft_simt_scoreboard #(
                         !(st_q.wait_divider[w] && div_busy_i && !div_accept_i) &&
                         !(st_q.wait_lsu[w] && lsu_free_slots_i == 2'd0);
     end
-    warp_blocked_o = st_q.waiting & ~release_warp;
   end
+  assign warp_blocked_o = st_q.waiting;
 
   // The scoreboard of the warp in OF after this cycle's write backs, and the registers it uses.
   logic [31:0] of_pending_div, of_pending_load, of_regs;
@@ -108,7 +110,7 @@ module weft_simt_scoreboard #(
 
   always_comb begin : p_next
     st_d         = st_q;
-    st_d.waiting = warp_blocked_o;
+    st_d.waiting = st_q.waiting & ~release_warp;
     if (replay_o) begin
       st_d.waiting[of_warp_i]            = 1'b1;
       st_d.waits_div[of_warp_i]          = of_div_hazard;

@@ -20,7 +20,8 @@ module weft_simt_sched #(
   parameter int  ImemWords = 4096,
   localparam int WarpW     = (Warps > 1) ? $clog2(Warps) : 1,
   localparam int ImemAddrW = (ImemWords > 1) ? $clog2(ImemWords) : 1,
-  localparam int NumThr    = Warps * Threads
+  localparam int NumThr    = Warps * Threads,
+  localparam int Leaves    = 1 << $clog2(Threads)   // the min-pc tree's width (Threads rounded up)
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -59,15 +60,26 @@ module weft_simt_sched #(
     logic [Threads-1:0] mask;      // its runnable threads at pc: the next issue's active mask
     logic               ready;     // may issue now: runnable, nothing in flight, not waiting
 
+    // The minimum as a tree of compares (log2 Threads levels, not a chain of Threads - 1): node i
+    // holds the smaller runnable pc of nodes 2i and 2i + 1; leaves Leaves + l are the threads.
+    logic [31:0] node_pc [2*Leaves];
+    logic        node_v  [2*Leaves];
+
     always_comb begin : p_min_pc
-      runnable = 1'b0;
-      pc       = '1;
-      for (int l = 0; l < Threads; l++) begin
-        if (!thread_exited_i[w*Threads + l] && !thread_at_barrier_i[w*Threads + l]) begin
-          runnable = 1'b1;
-          if (thread_pc_i[32*(w*Threads + l) +: 32] < pc) pc = thread_pc_i[32*(w*Threads + l) +: 32];
-        end
+      for (int l = 0; l < Leaves; l++) begin
+        node_v[Leaves + l]  = (l < Threads) && !thread_exited_i[w*Threads + ((l < Threads) ? l : 0)] &&
+                              !thread_at_barrier_i[w*Threads + ((l < Threads) ? l : 0)];
+        node_pc[Leaves + l] = thread_pc_i[32*(w*Threads + ((l < Threads) ? l : 0)) +: 32];
       end
+      node_v[0]  = 1'b0;
+      node_pc[0] = '1;
+      for (int i = Leaves - 1; i >= 1; i--) begin
+        node_v[i]  = node_v[2*i] || node_v[2*i+1];
+        node_pc[i] = (node_v[2*i] && (!node_v[2*i+1] || node_pc[2*i] <= node_pc[2*i+1])) ?
+                     node_pc[2*i] : node_pc[2*i+1];
+      end
+      runnable = node_v[1];
+      pc       = node_v[1] ? node_pc[1] : '1;
     end
 
     always_comb begin : p_mask

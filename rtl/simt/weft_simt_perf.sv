@@ -47,6 +47,15 @@ module weft_simt_perf #(
   } counters_t;
   counters_t cnt_q, cnt_d;
 
+  // A replay is counted a cycle late: the replay decision is among the core's latest signals and
+  // would otherwise drive the enable of the 32-bit counter. A launch ends only after its pipeline
+  // drained, so every replay is counted before the next launch clears the counters.
+  logic replay_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_replay
+    if (!rst_ni) replay_q <= 1'b0;
+    else         replay_q <= replay_i;
+  end
+
   always_comb begin : p_next
     logic [31:0] num_active;
     num_active = '0;
@@ -55,7 +64,7 @@ module weft_simt_perf #(
     end
 
     cnt_d = cnt_q;
-    if (replay_i) cnt_d.sum.replays = cnt_q.sum.replays + 32'd1;
+    if (replay_q) cnt_d.sum.replays = cnt_q.sum.replays + 32'd1;
     if (barrier_release_i) cnt_d.sum.barriers = cnt_q.sum.barriers + 32'd1;
     if (commit_i) begin
       cnt_d.sum.issued = cnt_q.sum.issued + 32'd1;

@@ -45,16 +45,36 @@ module weft_simt_regfile #(
 
   logic [EntryW-1:0] rd_entry [2];   // read port r: entry read in this cycle
   logic [EntryW-1:0] wr_entry;
-  logic              hit [2];        // this cycle's write is to the entry read port r reads
   assign rd_entry[0] = {rd_w_i, rs1_i};
   assign rd_entry[1] = {rd_w_i, rs2_i};
   assign wr_entry    = {w_i, rd_i};
-  assign hit[0]      = we_i && wr_entry == rd_entry[0];
-  assign hit[1]      = we_i && wr_entry == rd_entry[1];
+
+  // The read address and the write of the read cycle, registered: the "written" lookup and the
+  // bypass compare run in the cycle the data comes out (beside the block RAM's clock-to-out), not
+  // in the read cycle, whose address comes straight from the instruction memory (docs/fpga.md).
+  // Datapath registers: no reset.
+  logic [EntryW-1:0] rd_entry_q [2];
+  logic [EntryW-1:0] wr_entry_q;
+  logic              we_q;
+  logic              hit_q [2];      // the read cycle's write was to the entry read port r read
+  always_ff @(posedge clk_i) begin : p_addr_q
+    rd_entry_q[0] <= rd_entry[0];
+    rd_entry_q[1] <= rd_entry[1];
+    wr_entry_q    <= wr_entry;
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_we_q
+    if (!rst_ni) we_q <= 1'b0;
+    else         we_q <= we_i;
+  end
+  assign hit_q[0] = we_q && wr_entry_q == rd_entry_q[0];
+  assign hit_q[1] = we_q && wr_entry_q == rd_entry_q[1];
 
   for (genvar l = 0; l < Threads; l++) begin : g_lane
-    logic lane_we;
+    logic lane_we, lane_we_q;
     assign lane_we = we_i && mask_i[l];
+    always_ff @(posedge clk_i) begin : p_lane_we_q
+      lane_we_q <= mask_i[l];   // with we_q: this lane was written in the read cycle
+    end
 
     // "Written since the launch", one bit per register.
     logic [Entries-1:0] written_q, written_d;
@@ -87,25 +107,26 @@ module weft_simt_regfile #(
         .wr_be_i   (4'hF)
       );
 
-      // Registered beside the copy's read: whether the entry was written since the launch, and a
-      // write of this cycle to it (bypassed). Datapath registers: no reset.
-      logic        written_rd_q, bypass_q;
+      // In the cycle after the read: whether the entry was written since the launch (written_q
+      // now holds the read cycle's write and clear) and whether the read cycle's write went to it
+      // (bypassed: the block RAM's read-during-write value is never used).
+      logic        written_rd, bypass;
       logic [31:0] bypass_data_q;
 
       always_ff @(posedge clk_i) begin : p_read_q
-        written_rd_q  <= !clear_i && (written_q[rd_entry[r]] || (hit[r] && mask_i[l]));
-        bypass_q      <= hit[r] && mask_i[l];
         bypass_data_q <= data_i[32*l +: 32];
       end
+      assign written_rd = written_q[rd_entry_q[r]];
+      assign bypass     = hit_q[r] && lane_we_q;
 
       logic [31:0] value;
-      assign value = bypass_q ? bypass_data_q : copy_data;
+      assign value = bypass ? bypass_data_q : copy_data;
       if (r == 0) begin : g_rs1
         assign rs1_o[32*l +: 32] = value;
-        assign rs1_written_o[l]  = written_rd_q;
+        assign rs1_written_o[l]  = written_rd;
       end else begin : g_rs2
         assign rs2_o[32*l +: 32] = value;
-        assign rs2_written_o[l]  = written_rd_q;
+        assign rs2_written_o[l]  = written_rd;
       end
     end
   end

@@ -3,8 +3,10 @@
 //
 // A client holds req_valid_i[c] with its request until rsp_valid_o[c] (a one-cycle pulse) gives
 // the verdict on rsp_err_o (weft_pkg::Err*). Clients are served round robin, one at a time,
-// four cycles each (latch; 16x16 partial products of (rows-1)*stride; sum into the last byte
-// address; window compare). Checks, in priority order:
+// six cycles each (latch; 16x16 partial products of (rows-1)*stride; three cycles of sums, one
+// 66-bit adder deep each: the partial products in pairs and addr + row_bytes - 1, then the
+// product, then the last byte address; window compare). One cycle for the whole sum was five
+// carry chains in a row, the board's critical path (docs/fpga.md). Checks, in priority order:
 //   ALIGN  addr or stride not a multiple of BusBytes, or (read clients) row_bytes not either;
 //   SIZE   rows == 0 or row_bytes == 0;
 //   WINDOW the extent [addr, addr + (rows-1)*stride + row_bytes) is not inside one window w with
@@ -54,11 +56,13 @@ module weft_dma_check #(
     `WEFT_ELAB_ERROR("weft_dma_check: AddrW must be in 13..64")
   end
 
-  typedef enum logic [1:0] {
-    StIdle = 2'd0,
-    StMul  = 2'd1,
-    StSum  = 2'd2,
-    StWin  = 2'd3
+  typedef enum logic [2:0] {
+    StIdle = 3'd0,
+    StMul  = 3'd1,
+    StSumA = 3'd2,   // pp0 + pp1 << 16, pp2 << 16 + pp3 << 32, addr + row_bytes - 1
+    StSumB = 3'd3,   // the product
+    StSumC = 3'd4,   // the last byte address
+    StWin  = 3'd5
   } state_e;
 
   state_e          state_q, state_d;
@@ -67,6 +71,10 @@ module weft_dma_check #(
   logic            wr_q, wr_d;
   logic [31:0]     pp0_q, pp0_d, pp1_q, pp1_d, pp2_q, pp2_d, pp3_q, pp3_d;  // partial products
   logic [65:0]     last_q, last_d;  // address of the extent's last byte, 66 bits (overflow)
+  logic [63:0]     lo_q, hi_q;      // StSumA: the partial products' two pair sums
+  logic [31:0]     rbm1_q;          // StMul: row_bytes - 1
+  logic [65:0]     end_q;           // StSumA: addr + row_bytes - 1
+  logic [63:0]     prod_q;          // StSumB: (rows-1) * stride
 
   // Round-robin pick (weft_rr_pick), taken when the checker is idle.
   logic [SelW-1:0]  pick;
@@ -86,8 +94,17 @@ module weft_dma_check #(
   // (rows-1) * stride from four 16x16 products (one DSP each on ECP5).
   logic [31:0] rm1;
   assign rm1 = req_q.rows - 32'd1;
-  logic [63:0] prod;
-  assign prod = 64'(pp0_q) + (64'(pp1_q) << 16) + (64'(pp2_q) << 16) + (64'(pp3_q) << 32);
+  // Sums, one adder deep per cycle (datapath registers, no reset; read only in their states).
+  always_ff @(posedge clk_i) begin : p_sums
+    if (state_q == StMul) rbm1_q <= req_q.row_bytes - 32'd1;
+    if (state_q == StSumA) begin
+      lo_q  <= 64'(pp0_q) + (64'(pp1_q) << 16);
+      hi_q  <= (64'(pp2_q) << 16) + (64'(pp3_q) << 32);
+      // row_bytes >= 1 unless SIZE fails (then last_q is not used).
+      end_q <= 66'(req_q.addr) + 66'(rbm1_q);
+    end
+    if (state_q == StSumB) prod_q <= lo_q + hi_q;
+  end
 
   // Verdict (state StWin).
   logic       err_align, err_size;
@@ -163,11 +180,12 @@ module weft_dma_check #(
         pp1_d   = 32'(rm1[31:16]) * 32'(req_q.stride[15:0]);
         pp2_d   = 32'(rm1[15:0])  * 32'(req_q.stride[31:16]);
         pp3_d   = 32'(rm1[31:16]) * 32'(req_q.stride[31:16]);
-        state_d = StSum;
+        state_d = StSumA;
       end
-      StSum: begin
-        // row_bytes >= 1 unless SIZE fails (then last_q is not used).
-        last_d  = 66'(req_q.addr) + 66'(prod) + 66'(req_q.row_bytes) - 66'd1;
+      StSumA: state_d = StSumB;
+      StSumB: state_d = StSumC;
+      StSumC: begin
+        last_d  = end_q + 66'(prod_q);
         state_d = StWin;
       end
       StWin: begin

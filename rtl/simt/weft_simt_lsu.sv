@@ -389,16 +389,16 @@ module weft_simt_lsu #(
           cap_off_d[2*l +: 2]          = h_addr[AddrW*l +: 2];
         end
       end
+      // The response stage takes the head's fields every cycle (no enable: h_last is late and
+      // would drive every data flip-flop's enable); they are read only behind r_valid_q.
+      r_w_d    = q_w_q[WarpW*hd_q +: WarpW];
+      r_rd_d   = q_rd_q[5*hd_q +: 5];
+      r_mask_d = q_mask_q[Threads*hd_q +: Threads];
+      r_data_d = h_data_cap;
       if (h_last) begin
         hd_d  = next_entry(hd_q, 2'd1);
         cnt_d = cnt_q - 2'd1;
-        if (!h_store) begin
-          r_valid_d = 1'b1;
-          r_w_d     = q_w_q[WarpW*hd_q +: WarpW];
-          r_rd_d    = q_rd_q[5*hd_q +: 5];
-          r_mask_d  = q_mask_q[Threads*hd_q +: Threads];
-          r_data_d  = h_data_cap;
-        end
+        r_valid_d = !h_store;
       end
     end
 

@@ -127,6 +127,8 @@ module weft_simt_core #(
     of_stage_t             op;
     logic [Threads*32-1:0] rs1;
     logic [Threads*32-1:0] rs2;
+    logic                  mul_a_signed;  // MULH / MULHSU: rs1 signed (the lanes' 33-bit product)
+    logic                  mul_b_signed;  // MULH: rs2 signed
   } ex_stage_t;
   logic                  ex_valid_q, ex_valid_d;
   ex_stage_t             ex_q, ex_d;
@@ -424,6 +426,9 @@ module weft_simt_core #(
     ex_d.op          = of_q;
     ex_d.rs1         = of_rs1_val;
     ex_d.rs2         = of_rs2_val;
+    // Decoded a cycle early, so that the multipliers' inputs come from registers (ISA 7.1).
+    ex_d.mul_a_signed = (of_q.insn[14:12] == 3'b001) || (of_q.insn[14:12] == 3'b010);
+    ex_d.mul_b_signed = (of_q.insn[14:12] == 3'b001);
   end
 
   weft_pipe_reg #(
@@ -476,6 +481,8 @@ module weft_simt_core #(
       .pc_i         (ex_q.op.pc),
       .a_i          (ex_q.rs1[32*l +: 32]),
       .b_i          (ex_q.rs2[32*l +: 32]),
+      .mul_a_signed_i (ex_q.mul_a_signed),
+      .mul_b_signed_i (ex_q.mul_b_signed),
       .csr_val_i    (ex_csr[32*l +: 32]),
       .res_o        (lane_res[LaneResW*l +: LaneResW])
     );

@@ -15,6 +15,8 @@ module weft_simt_lane #(
   input  logic [31:0]         pc_i,
   input  logic [31:0]         a_i,        // rs1 (a7 for ECALL)
   input  logic [31:0]         b_i,        // rs2 (a0 for ECALL)
+  input  logic                mul_a_signed_i,  // a MUL* treats rs1 as signed (MULH, MULHSU) ...
+  input  logic                mul_b_signed_i,  // ... and rs2 (MULH): decoded in OF
   input  logic [31:0]         csr_val_i,  // value of read-only CSR 0xCC0 + insn_i[22:20]
   output weft_simt_lane_res_t res_o       // its result, next pc, address, exit, barrier, fault
 );
@@ -72,11 +74,11 @@ module weft_simt_lane #(
     endcase
   end
 
-  // RV32M multiplications (ISA 7.1): one 33 x 33 signed product covers all four.
-  logic a_signed, b_signed;
-  assign a_signed = (f3 == 3'b001) || (f3 == 3'b010);  // MULH, MULHSU
-  assign b_signed = (f3 == 3'b001);                    // MULH
-  assign prod     = 66'($signed({a_signed & a_i[31], a_i}) * $signed({b_signed & b_i[31], b_i}));
+  // RV32M multiplications (ISA 7.1): one 33 x 33 signed product covers all four. The operands'
+  // signedness comes decoded from OF (a register), not from insn_i here: the multiplier's inputs
+  // are then one LUT from the EX register.
+  assign prod     = 66'($signed({mul_a_signed_i & a_i[31], a_i}) *
+                        $signed({mul_b_signed_i & b_i[31], b_i}));
   assign mulres   = (f3 == 3'b000) ? prod[31:0] : prod[63:32];
 
   logic unused_prod;

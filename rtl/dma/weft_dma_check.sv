@@ -3,10 +3,11 @@
 //
 // A client holds req_valid_i[c] with its request until rsp_valid_o[c] (a one-cycle pulse) gives
 // the verdict on rsp_err_o (weft_pkg::Err*). Clients are served round robin, one at a time,
-// six cycles each (latch; 16x16 partial products of (rows-1)*stride; three cycles of sums, one
+// seven cycles each (latch; 16x16 partial products of (rows-1)*stride; three cycles of sums, one
 // 66-bit adder deep each: the partial products in pairs and addr + row_bytes - 1, then the
-// product, then the last byte address; window compare). One cycle for the whole sum was five
-// carry chains in a row, the board's critical path (docs/fpga.md). Checks, in priority order:
+// product, then the last byte address; window compare, registered; verdict). One cycle for the
+// whole sum was five carry chains in a row, and the window compare fed the channel's start of
+// its burst walk directly: each was the board's critical path in turn (docs/fpga.md). Checks, in priority order:
 //   ALIGN  addr or stride not a multiple of BusBytes, or (read clients) row_bytes not either;
 //   SIZE   rows == 0 or row_bytes == 0;
 //   WINDOW the extent [addr, addr + (rows-1)*stride + row_bytes) is not inside one window w with
@@ -62,7 +63,8 @@ module weft_dma_check #(
     StSumA = 3'd2,   // pp0 + pp1 << 16, pp2 << 16 + pp3 << 32, addr + row_bytes - 1
     StSumB = 3'd3,   // the product
     StSumC = 3'd4,   // the last byte address
-    StWin  = 3'd5
+    StWin  = 3'd5,   // the window compare, registered
+    StRsp  = 3'd6    // the verdict
   } state_e;
 
   state_e          state_q, state_d;
@@ -75,6 +77,7 @@ module weft_dma_check #(
   logic [31:0]     rbm1_q;          // StMul: row_bytes - 1
   logic [65:0]     end_q;           // StSumA: addr + row_bytes - 1
   logic [63:0]     prod_q;          // StSumB: (rows-1) * stride
+  logic [7:0]      err_q;           // StWin: the verdict
 
   // Round-robin pick (weft_rr_pick), taken when the checker is idle.
   logic [SelW-1:0]  pick;
@@ -104,9 +107,10 @@ module weft_dma_check #(
       end_q <= 66'(req_q.addr) + 66'(rbm1_q);
     end
     if (state_q == StSumB) prod_q <= lo_q + hi_q;
+    if (state_q == StWin)  err_q  <= err;
   end
 
-  // Verdict (state StWin).
+  // Verdict (computed in StWin, given in StRsp).
   logic       err_align, err_size;
   logic [7:0] err;
   logic       in_win, addr_ok;
@@ -145,10 +149,10 @@ module weft_dma_check #(
   always_comb begin : p_rsp
     rsp_valid_o = '0;
     for (int i = 0; i < NumCh; i++) begin
-      if (state_q == StWin && sel_q == SelW'(i)) rsp_valid_o[i] = 1'b1;
+      if (state_q == StRsp && sel_q == SelW'(i)) rsp_valid_o[i] = 1'b1;
     end
   end
-  assign rsp_err_o = err;
+  assign rsp_err_o = err_q;
 
   always_comb begin : p_next
     state_d  = state_q;
@@ -188,9 +192,8 @@ module weft_dma_check #(
         last_d  = end_q + 66'(prod_q);
         state_d = StWin;
       end
-      StWin: begin
-        state_d = StIdle;
-      end
+      StWin: state_d = StRsp;
+      StRsp: state_d = StIdle;
       default: state_d = StIdle;
     endcase
   end

@@ -7,7 +7,8 @@
 // 66-bit adder deep each: the partial products in pairs and addr + row_bytes - 1, then the
 // product, then the last byte address; window compare, registered; verdict). One cycle for the
 // whole sum was five carry chains in a row, and the window compare fed the channel's start of
-// its burst walk directly: each was the board's critical path in turn (docs/fpga.md). Checks, in priority order:
+// its burst walk directly: each was the board's critical path in turn (docs/fpga.md).
+// Checks, in priority order:
 //   ALIGN  addr or stride not a multiple of BusBytes, or (read clients) row_bytes not either;
 //   SIZE   rows == 0 or row_bytes == 0;
 //   WINDOW the extent [addr, addr + (rows-1)*stride + row_bytes) is not inside one window w with

@@ -100,7 +100,7 @@ module weft_simt_lsu #(
   logic [QDepth-1:0]               q_store_q, q_store_d;
   logic [QDepth*Threads-1:0]       q_mask_q, q_mask_d;
   logic [QDepth*Threads-1:0]       q_pend_q, q_pend_d;   // lanes not yet served
-  logic [QDepth-1:0]               q_one_q, q_one_d;     // the next access is the last (known at push)
+  logic [QDepth-1:0]               q_one_q, q_one_d;     // next access is the last (known at push)
   logic [QDepth*Threads*AddrW-1:0] q_addr_q, q_addr_d;
   logic [QDepth*Threads*32-1:0]    q_data_q, q_data_d;   // store data, or load data captured
   logic [QPtrW-1:0]                hd_q, hd_d;           // head entry

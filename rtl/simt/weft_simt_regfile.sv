@@ -70,10 +70,10 @@ module weft_simt_regfile #(
   assign hit_q[1] = we_q && wr_entry_q == rd_entry_q[1];
 
   for (genvar l = 0; l < Threads; l++) begin : g_lane
-    logic lane_we, lane_we_q;
+    logic lane_we, lane_mask_q;
     assign lane_we = we_i && mask_i[l];
-    always_ff @(posedge clk_i) begin : p_lane_we_q
-      lane_we_q <= mask_i[l];   // with we_q: this lane was written in the read cycle
+    always_ff @(posedge clk_i) begin : p_lane_mask_q
+      lane_mask_q <= mask_i[l];   // with we_q: this lane was written in the read cycle
     end
 
     // "Written since the launch", one bit per register.
@@ -117,7 +117,7 @@ module weft_simt_regfile #(
         bypass_data_q <= data_i[32*l +: 32];
       end
       assign written_rd = written_q[rd_entry_q[r]];
-      assign bypass     = hit_q[r] && lane_we_q;
+      assign bypass     = hit_q[r] && lane_mask_q;
 
       logic [31:0] value;
       assign value = bypass ? bypass_data_q : copy_data;

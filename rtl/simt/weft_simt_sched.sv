@@ -66,10 +66,12 @@ module weft_simt_sched #(
     logic        node_v  [2*Leaves];
 
     always_comb begin : p_min_pc
+      int t;                         // the thread of leaf l (lane 0's for the padding leaves)
+      t = 0;
       for (int l = 0; l < Leaves; l++) begin
-        node_v[Leaves + l]  = (l < Threads) && !thread_exited_i[w*Threads + ((l < Threads) ? l : 0)] &&
-                              !thread_at_barrier_i[w*Threads + ((l < Threads) ? l : 0)];
-        node_pc[Leaves + l] = thread_pc_i[32*(w*Threads + ((l < Threads) ? l : 0)) +: 32];
+        t = w * Threads + ((l < Threads) ? l : 0);
+        node_v[Leaves + l]  = (l < Threads) && !thread_exited_i[t] && !thread_at_barrier_i[t];
+        node_pc[Leaves + l] = thread_pc_i[32*t +: 32];
       end
       node_v[0]  = 1'b0;
       node_pc[0] = '1;

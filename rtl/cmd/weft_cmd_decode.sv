@@ -4,7 +4,8 @@
 // One descriptor at a time: FILL (64/BusBytes beats) -> PREP -> CHECK -> DISPATCH.
 // PREP (one cycle) registers the k-tile counts of a COMPUTE (a division by Rows).
 // CHECK first tests the fields, in this order: SEQ (word 1 = index), OPCODE, SIZE, ALIGN,
-// ACC_RANGE; then the extents, one multiply-add per step on a shared 32 x 20 multiplier:
+// ACC_RANGE, PARAM (element formats: COMPUTE's a_fmt and w_fmt both INT or both FP8, STORE_ACC's
+// out_fmt at most FP32 and not packed in FP32, FP formats only with TensorFp); then the extents, one multiply-add per step on a shared 32 x 20 multiplier:
 //   LOAD / STORE_SPAD  first line spad_addr and last line spad_addr + (rows-1)*spad_stride +
 //                      row_lines-1 in one region: the scratchpad [0, spad_lines), the SIMT data
 //                      memory [SimtDmemLine, + SimtDmemLines) or (LOAD only) the SIMT
@@ -13,7 +14,7 @@
 //   SIMT_LAUNCH        1 <= num_warps <= SimtWarps, 1 <= threads_per_warp <= SimtThreads (SIZE);
 //                      OPCODE without a SIMT core (SimtWarps = 0)
 //   STORE_ACC          with load_params: params_addr + cols-1 < spad_lines, then the host
-//                      extent host_addr + (m-1)*host_stride + (pack ? n : 4n) (WINDOW, write)
+//                      extent host_addr + (m-1)*host_stride + sacc_row_bytes (WINDOW, write)
 //   COMPUTE            A: a_addr + (kt-1)*a_tile_stride + (m-1)*a_row_stride; W: the last row of
 //                      the last tile and (kt >= 2) the last row of the tile before it
 // Each step takes three cycles (timing, docs/fpga.md): the step's operands are selected and
@@ -42,6 +43,7 @@ module weft_cmd_decode #(
   parameter int  SimtThreads = 8,
   parameter int  SimtDmemLines = 16384,
   parameter int  SimtImemLines = 1024,
+  parameter bit  TensorFp  = 1'b1,    // the tensor unit has its FP8 modes
   localparam int BB        = DataW / 8,
   localparam int BbW       = $clog2(BB),
   localparam int Bpd       = 64 / BB,
@@ -145,13 +147,14 @@ module weft_cmd_decode #(
   assign is_simt  = (op == weft_pkg::OpSimtLaunch) && (SimtWarps > 0);
   assign op_ok    = is_nop || is_fence || is_xfer || is_comp || is_sacc || is_simt;
 
-  // The host side of a transfer: LOAD / STORE_SPAD, or STORE_ACC (m rows of pack ? n : 4n bytes).
+  // The host side of a transfer: LOAD / STORE_SPAD, or STORE_ACC (m rows of sacc_row_bytes).
   logic [63:0] t_host;
   logic [31:0] t_hstride, t_rows, t_row_bytes;
   assign t_host      = is_sacc ? sacc.host_addr : xfer.host_addr;
   assign t_hstride   = is_sacc ? sacc.host_stride : xfer.host_stride;
   assign t_rows      = is_sacc ? sacc.m : xfer.rows;
-  assign t_row_bytes = is_sacc ? (sacc.pack ? sacc.n : {sacc.n[29:0], 2'b00}) : xfer.row_bytes;
+  assign t_row_bytes = is_sacc ? weft_pkg::sacc_row_bytes(sacc.pack, sacc.out_fmt, sacc.n)
+                               : xfer.row_bytes;
 
   // Accumulator rows of the bank: acc < AccDepth and (acc mod Bank) + m <= Bank.
   function automatic logic acc_bad(input logic [31:0] acc, input logic [31:0] m);
@@ -179,6 +182,10 @@ module weft_cmd_decode #(
   end
 
   // ---------------------------------------------------------------- field checks
+  function automatic logic fp8(input logic [2:0] fmt);
+    fp8 = TensorFp && (fmt == weft_pkg::FmtE4m3 || fmt == weft_pkg::FmtE5m2);
+  endfunction
+
   logic [7:0] simple_err;
   always_comb begin : p_simple
     simple_err = weft_pkg::ErrNone;
@@ -199,6 +206,9 @@ module weft_cmd_decode #(
         simple_err = weft_pkg::ErrSize;
       end else if (acc_bad(comp.acc_addr, comp.m)) begin
         simple_err = weft_pkg::ErrAccRange;
+      end else if (!((comp.a_fmt == weft_pkg::FmtInt && comp.w_fmt == weft_pkg::FmtInt) ||
+                     (fp8(comp.a_fmt) && fp8(comp.w_fmt)))) begin
+        simple_err = weft_pkg::ErrParam;
       end
     end else if (is_simt) begin
       if (launch.num_warps == '0 || launch.num_warps > 32'(SimtWarps) ||
@@ -212,6 +222,10 @@ module weft_cmd_decode #(
         simple_err = weft_pkg::ErrAlign;
       end else if (acc_bad(sacc.acc_addr, sacc.m)) begin
         simple_err = weft_pkg::ErrAccRange;
+      end else if (sacc.out_fmt > weft_pkg::FmtFp32 ||
+                   (sacc.out_fmt != weft_pkg::FmtInt && !TensorFp) ||
+                   (sacc.pack && sacc.out_fmt == weft_pkg::FmtFp32)) begin
+        simple_err = weft_pkg::ErrParam;
       end
     end
   end

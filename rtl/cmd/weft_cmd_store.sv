@@ -7,7 +7,7 @@
 //   written to the tensor unit's per-column registers (pc_*: bias = bits 31:0, multiplier or
 //   scale = 63:32, shift = 69:64). The engine runs one descriptor at a time and a STORE_ACC ends
 //   only after its last row left the tensor unit, so no DRAIN of this engine is in flight then.
-//   Then the DMA request (m rows of pack ? n : 4n bytes) and the tensor unit DRAIN command; after
+//   Then the DMA request (m rows of weft_pkg::sacc_row_bytes) and the tensor unit DRAIN command; after
 //   wr_start each output row o_* becomes ceil(row_bytes / BusBytes) beats on wr0.
 //   PARAM check: the engine keeps, per column, whether the shift last written to it is -32 or 31
 //   (outside TFLite's [-31, 30]). A STORE_ACC in a TFLite mode whose columns c < n include such
@@ -68,6 +68,8 @@ module weft_cmd_store #(
   output logic [RowsW-1:0]     dcmd_rows_o,
   output logic [AccAw-1:0]     dcmd_addr_o,
   output logic [1:0]           dcmd_mode_o,
+  output logic [2:0]           dcmd_out_fmt_o,
+  output logic                 dcmd_relu_o,
   output logic                 dcmd_pack_o,
   output logic [31:0]          dcmd_zp_o,
   output logic [31:0]          dcmd_act_min_o,
@@ -123,6 +125,8 @@ module weft_cmd_store #(
   logic [AccAw-1:0]  acc_addr_q, acc_addr_d;
   logic [1:0]        mode_q, mode_d;
   logic              pack_q, pack_d, lparams_q, lparams_d;
+  logic [2:0]        ofmt_q, ofmt_d;
+  logic              relu_q, relu_d;
   logic [31:0]       zp_q, zp_d, amin_q, amin_d, amax_q, amax_d;
   logic [2:0]        nbeats_m1_q, nbeats_m1_d;  // beats per output row - 1
   logic [2:0]        beat_q, beat_d;
@@ -152,7 +156,7 @@ module weft_cmd_store #(
   assign rows_all  = (osent_q == RowsW'(req_q.rows));
 
   // A TFLite-mode STORE_ACC uses a column c < n whose shift is outside [-31, 30]; the lowest one.
-  assign param_err = acc_q && !mode_q[1] && ((pbad_q & ncols_q) != '0);
+  assign param_err = acc_q && (ofmt_q == weft_pkg::FmtInt) && !mode_q[1] && ((pbad_q & ncols_q) != '0);
   always_comb begin : p_param_col
     param_col = '0;
     for (int c = Cols - 1; c >= 0; c--) begin
@@ -210,6 +214,8 @@ module weft_cmd_store #(
     acc_addr_d  = acc_addr_q;
     mode_d      = mode_q;
     pack_d      = pack_q;
+    ofmt_d      = ofmt_q;
+    relu_d      = relu_q;
     lparams_d   = lparams_q;
     zp_d        = zp_q;
     amin_d      = amin_q;
@@ -265,12 +271,14 @@ module weft_cmd_store #(
           if (head_acc_i) begin
             req_d.stride    = head_desc_i.host_stride;
             req_d.rows      = head_desc_i.m;
-            req_d.row_bytes = head_desc_i.pack ? head_desc_i.n : {head_desc_i.n[29:0], 2'b00};
+            req_d.row_bytes = weft_pkg::sacc_row_bytes(head_desc_i.pack, head_desc_i.out_fmt,
+                                                       head_desc_i.n);
             acc_addr_d  = AccAw'(head_desc_i.acc_addr);
-            nbeats_m1_d = head_desc_i.pack ? 3'd0 :
-                          3'(({head_desc_i.n[29:0], 2'b00} + 32'(BB - 1)) >> BbW) - 3'd1;
+            nbeats_m1_d = 3'((req_d.row_bytes + 32'(BB - 1)) >> BbW) - 3'd1;
             mode_d      = head_desc_i.mode;
             pack_d      = head_desc_i.pack;
+            ofmt_d      = head_desc_i.out_fmt;
+            relu_d      = head_desc_i.relu;
             lparams_d   = head_desc_i.load_params;
             zp_d        = head_desc_i.zp;
             amin_d      = head_desc_i.act_min;
@@ -370,6 +378,8 @@ module weft_cmd_store #(
     acc_addr_q  <= acc_addr_d;
     mode_q      <= mode_d;
     pack_q      <= pack_d;
+    ofmt_q      <= ofmt_d;
+    relu_q      <= relu_d;
     lparams_q   <= lparams_d;
     zp_q        <= zp_d;
     amin_q      <= amin_d;
@@ -406,6 +416,8 @@ module weft_cmd_store #(
   assign dcmd_addr_o    = acc_addr_q;
   assign dcmd_mode_o    = mode_q;
   assign dcmd_pack_o    = pack_q;
+  assign dcmd_out_fmt_o = ofmt_q;
+  assign dcmd_relu_o    = relu_q;
   assign dcmd_zp_o      = zp_q;
   assign dcmd_act_min_o = amin_q;
   assign dcmd_act_max_o = amax_q;

@@ -21,6 +21,7 @@ module weft_cmd_tumux #(
   input  logic             c_accumulate_i,
   input  logic             c_a_signed_i,
   input  logic [7:0]       c_a_zp_i,
+  input  logic [2:0]       c_a_fmt_i,
   // store engine
   input  logic             d_valid_i,
   output logic             d_ready_o,
@@ -28,6 +29,8 @@ module weft_cmd_tumux #(
   input  logic [AccAw-1:0] d_addr_i,
   input  logic [1:0]       d_mode_i,
   input  logic             d_pack_i,
+  input  logic [2:0]       d_out_fmt_i,
+  input  logic             d_relu_i,
   input  logic [31:0]      d_zp_i,
   input  logic [31:0]      d_act_min_i,
   input  logic [31:0]      d_act_max_i,
@@ -41,8 +44,11 @@ module weft_cmd_tumux #(
   output logic             cmd_wreuse_o,
   output logic             cmd_a_signed_o,
   output logic [7:0]       cmd_a_zp_o,
+  output logic [2:0]       cmd_a_fmt_o,
   output logic [1:0]       cmd_mode_o,
   output logic             cmd_pack_o,
+  output logic [2:0]       cmd_out_fmt_o,
+  output logic             cmd_relu_o,
   output logic [31:0]      cmd_zp_o,
   output logic [31:0]      cmd_act_min_o,
   output logic [31:0]      cmd_act_max_o
@@ -73,8 +79,11 @@ module weft_cmd_tumux #(
   assign cmd_wreuse_o     = 1'b0;
   assign cmd_a_signed_o   = c_a_signed_i;
   assign cmd_a_zp_o       = c_a_zp_i;
+  assign cmd_a_fmt_o      = c_a_fmt_i;
   assign cmd_mode_o       = d_mode_i;
   assign cmd_pack_o       = d_pack_i;
+  assign cmd_out_fmt_o    = d_out_fmt_i;
+  assign cmd_relu_o       = d_relu_i;
   assign cmd_zp_o         = d_zp_i;
   assign cmd_act_min_o    = d_act_min_i;
   assign cmd_act_max_o    = d_act_max_i;

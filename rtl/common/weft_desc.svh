@@ -26,7 +26,9 @@ typedef struct packed {
 
 // COMPUTE: `m` rows of A times a `k × cols` weight panel. Words 2..11 (320 bits; weft_pkg::DescComputeBits).
 typedef struct packed {
-  logic [7:0] reserved_11_24;
+  logic [1:0] reserved_11_30;
+  logic [2:0] w_fmt;               // word 11 bits 29:27: w_fmt
+  logic [2:0] a_fmt;               // word 11 bits 26:24: a_fmt
   logic [7:0] w_zp;                // word 11 bits 23:16: w_zp
   logic [7:0] a_zp;                // word 11 bits 15:8: a_zp
   logic [4:0] reserved_11_3;
@@ -50,7 +52,9 @@ typedef struct packed {
   logic [31:0] act_min;            // word 11: act_min
   logic [31:0] zp;                 // word 10: zp (output zero point)
   logic [31:0] params_addr;        // word 9: params_addr (line)
-  logic [27:0] reserved_8_4;
+  logic [23:0] reserved_8_8;
+  logic relu;                      // word 8 bit 7: relu
+  logic [2:0] out_fmt;             // word 8 bits 6:4: out_fmt
   logic load_params;               // word 8 bit 3: load_params
   logic pack;                      // word 8 bit 2: pack
   logic [1:0] mode;                // word 8 bits 1:0: mode (0 TFLite double, 1 TFLite single, 2 ONNX, 3 none/INT32)

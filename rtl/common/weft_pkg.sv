@@ -58,6 +58,13 @@ package weft_pkg;
   localparam logic [1:0] RqOnnx           = 2'd2;  // ONNX QLinear: float32 scale, round half to even
   localparam logic [1:0] RqInt32          = 2'd3;  // INT32 out: accumulator + bias
 
+  // Element formats of the tensor unit (COMPUTE `a_fmt` / `w_fmt`, STORE_ACC `out_fmt`; weft_fp_pkg, weft::golden::FpFormat).
+  localparam logic [2:0] FmtInt           = 3'd0;  // integer: int8 / uint8 operands (a_signed, zero points), INT32 results through mode
+  localparam logic [2:0] FmtE4m3          = 3'd1;  // OCP FP8 E4M3FN: bias 7, no infinities, max 448
+  localparam logic [2:0] FmtE5m2          = 3'd2;  // OCP FP8 E5M2: bias 15, IEEE infinities and NaNs, max 57344
+  localparam logic [2:0] FmtBf16          = 3'd3;  // bfloat16 (the upper half of an FP32)
+  localparam logic [2:0] FmtFp32          = 3'd4;  // IEEE binary32 (STORE_ACC out_fmt only)
+
   // Flags (word 0, bits 15:8); bit numbers within the flags byte.
   localparam int FlagIrq          = 0;  // raise IRQ_STATUS.done when this descriptor retires
   localparam int FlagWaitLoad     = 1;  // wait until every earlier LOAD has completed
@@ -76,5 +83,14 @@ package weft_pkg;
   localparam int DescSimtLaunchBits = 256;
   localparam int DescOperandWords = 11;  // words 2 .. 12: the widest operand layout
   // ---- END GENERATED
+
+  // Host bytes per row of a STORE_ACC of n columns: packed, one byte per column (two in BF16),
+  // else a 32-bit word per column. The decoder's window check and the store engine both use it.
+  function automatic logic [31:0] sacc_row_bytes(input logic pack, input logic [2:0] out_fmt,
+                                                 input logic [31:0] n);
+    if (!pack)                  sacc_row_bytes = {n[29:0], 2'b00};
+    else if (out_fmt == FmtBf16) sacc_row_bytes = {n[30:0], 1'b0};
+    else                        sacc_row_bytes = n;
+  endfunction
 
 endpackage

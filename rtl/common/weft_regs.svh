@@ -169,8 +169,9 @@ typedef struct packed {
   logic [7:0] warps;       // bits 7:0: value (RO)
 } weft_hw2reg_cap3_t;
 
-// register CAP4 @ 0x018 (24 bits).
+// register CAP4 @ 0x018 (25 bits).
 typedef struct packed {
+  logic fp;                 // bit 24: value (RO)
   logic [7:0] dmem_banks;   // bits 23:16: value (RO)
   logic [15:0] imem_kib;    // bits 15:0: value (RO)
 } weft_hw2reg_cap4_t;
@@ -304,7 +305,7 @@ typedef struct packed {
   logic [31:0] count;   // bits 31:0: value (RO)
 } weft_hw2reg_simt_launches_t;
 
-// weft_csr hw2reg_i (1773 bits).
+// weft_csr hw2reg_i (1774 bits).
 typedef struct packed {
   weft_hw2reg_cap0_t cap0;                               // CAP0 @ 0x008
   weft_hw2reg_cap1_t cap1;                               // CAP1 @ 0x00c

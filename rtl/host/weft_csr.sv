@@ -253,7 +253,8 @@ module weft_csr #(
     rd_words[5*32 + 16 +: 16] = hw2reg_i.cap3.dmem_kib;  // CAP3 @ 0x014
     rd_words[5*32 + 8 +: 8] = hw2reg_i.cap3.threads;
     rd_words[5*32 +: 8] = hw2reg_i.cap3.warps;
-    rd_words[6*32 + 16 +: 8] = hw2reg_i.cap4.dmem_banks;  // CAP4 @ 0x018
+    rd_words[6*32 + 24] = hw2reg_i.cap4.fp;  // CAP4 @ 0x018
+    rd_words[6*32 + 16 +: 8] = hw2reg_i.cap4.dmem_banks;
     rd_words[6*32 +: 16] = hw2reg_i.cap4.imem_kib;
     rd_words[8*32 +: 32] = wr_regs_q[0*32 +: 32] & 32'h00000001;  // CTRL @ 0x020
     rd_words[9*32 + 2] = hw2reg_i.status.reset_busy;  // STATUS @ 0x024

@@ -1,5 +1,7 @@
 // weft_accumulator: the tensor unit's accumulator memory, two banks of BankDepth rows of Cols
-// INT32 values, each bank one weft_sram_1r1w.
+// INT32 values (FP32 for FP rows: in_fp_i), each bank one weft_sram_1r1w. An FP row that
+// accumulates is added in FP32, rounded to nearest even (weft_fp_pkg::fp_add); with Fp = 0 the
+// flag is ignored.
 //
 // Write side (from the systolic array, one row per cycle, never stalls):
 //   cycle t   : row arrives (in_*); for accumulate, its old value is read from the bank
@@ -16,6 +18,7 @@
 module weft_accumulator #(
   parameter int Cols      = 4,
   parameter int BankDepth = 64,
+  parameter bit Fp        = 1'b0,
   localparam int AccW     = weft_pkg::AccW,
   localparam int BankAw   = (BankDepth > 1) ? $clog2(BankDepth) : 1
 ) (
@@ -26,6 +29,7 @@ module weft_accumulator #(
   input  logic                 in_bank_i,
   input  logic [BankAw-1:0]    in_addr_i,
   input  logic                 in_accumulate_i,
+  input  logic                 in_fp_i,
   input  logic [Cols*AccW-1:0] in_data_i,
   // one row written this cycle (for the tensor unit's hazard counters)
   output logic                 wr_valid_o,
@@ -42,7 +46,7 @@ module weft_accumulator #(
   end
 
   // Stage 1 registers (the row being written this cycle).
-  logic                 s1_valid_q, s1_bank_q, s1_acc_q, s1_rd_bank_q;
+  logic                 s1_valid_q, s1_bank_q, s1_acc_q, s1_fp_q, s1_rd_bank_q;
   logic [BankAw-1:0]    s1_addr_q;
   logic [Cols*AccW-1:0] s1_data_q;
   // Forwarding register: the row written in the previous cycle.
@@ -92,8 +96,25 @@ module weft_accumulator #(
   assign old_row = fwd_hit ? fwd_data_q : bank_rdata[s1_bank_q];
 
   for (genvar c = 0; c < Cols; c++) begin : g_lane
-    assign sum_row[c*AccW +: AccW] = s1_acc_q ? s1_data_q[c*AccW +: AccW] + old_row[c*AccW +: AccW]
-                                              : s1_data_q[c*AccW +: AccW];
+    logic [AccW-1:0] in_v, old_v;
+    assign in_v  = s1_data_q[c*AccW +: AccW];
+    assign old_v = old_row[c*AccW +: AccW];
+    if (Fp) begin : g_fp
+      logic [AccW-1:0] fp_sum;
+      weft_fp_add32 u_add (
+        .en_i  (s1_acc_q && s1_fp_q),
+        .x_i   (old_v),
+        .y_i   (in_v),
+        .sum_o (fp_sum)
+      );
+      assign sum_row[c*AccW +: AccW] = !s1_acc_q ? in_v : s1_fp_q ? fp_sum : in_v + old_v;
+    end else begin : g_int
+      assign sum_row[c*AccW +: AccW] = s1_acc_q ? in_v + old_v : in_v;
+    end
+  end
+  if (!Fp) begin : g_no_fp
+    logic unused_fp;
+    assign unused_fp = s1_fp_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -110,6 +131,7 @@ module weft_accumulator #(
     s1_bank_q    <= in_bank_i;
     s1_addr_q    <= in_addr_i;
     s1_acc_q     <= in_accumulate_i;
+    s1_fp_q      <= in_fp_i;
     s1_data_q    <= in_data_i;
     s1_rd_bank_q <= rd_bank_i;
     fwd_bank_q   <= s1_bank_q;

@@ -5,15 +5,24 @@
 // multiplied with (a_buf), so the switch from one tile to the next travels through the array
 // with the data and needs no global swap.
 //
-// Operands are 9-bit signed: an int8 or uint8 value minus its zero point (see weft_pkg::OpW),
-// so every product is exact for both operand kinds. Each cycle:
+// Integer operands are 9-bit signed: an int8 or uint8 value minus its zero point (see
+// weft_pkg::OpW), so every product is exact for both operand kinds. Each cycle:
 //   a_q  <= a_i                                  (activation moves one PE to the right)
 //   ps_q <= ps_i + a_i * w[a_buf_i]              (partial sum moves one PE down)
+// With Fp, an activation flagged a_fp_i carries a decoded FP8 element (weft_fp_pkg::fp_op_t)
+// and so does the weight it meets; the partial sum (AccW = weft_fp_pkg::FpPsW bits) is then the
+// exact fixed-point sum of the tile's products with NaN / Inf flags (weft_fp_mac):
+//   ps_q <= ps_i + a_i * w[a_buf_i]              (exact: no rounding inside the array)
+// A weight of class ClsAbsent (a short tile's missing row) passes ps_i through unchanged. In
+// the integer mode only the low 32 bits of the partial sum are used (wrapping as INT32).
 `include "weft_assert.svh"
 
 module weft_pe #(
+  parameter bit Fp   = 1'b0,
   parameter int OpW  = weft_pkg::OpW,
-  parameter int AccW = weft_pkg::AccW
+  parameter int AccW = weft_pkg::AccW,  // partial sum bits: INT32, or FpPsW with Fp
+  localparam int IntW = weft_pkg::OpW,
+  localparam int SumW = weft_pkg::AccW
 ) (
   input  logic            clk_i,
   input  logic            rst_ni,
@@ -24,24 +33,30 @@ module weft_pe #(
   // activation from the left neighbour, passed on to the right
   input  logic            a_valid_i,
   input  logic            a_buf_i,
+  input  logic            a_fp_i,
   input  logic [OpW-1:0]  a_data_i,
   output logic            a_valid_o,
   output logic            a_buf_o,
+  output logic            a_fp_o,
   output logic [OpW-1:0]  a_data_o,
   // partial sum from the PE above, passed down
   input  logic [AccW-1:0] ps_i,
   output logic [AccW-1:0] ps_o
 );
 
-  if (AccW < 2 * OpW) begin : g_bad_acc
-    `WEFT_ELAB_ERROR("weft_pe: AccW must hold a full product (AccW >= 2*OpW)")
+  if (AccW < SumW || OpW < IntW) begin : g_bad_acc
+    `WEFT_ELAB_ERROR("weft_pe: AccW must hold an INT32 sum and OpW an integer operand")
+  end
+  if (Fp && (AccW != weft_fp_pkg::FpPsW || OpW < weft_fp_pkg::FpOpW)) begin : g_bad_fp
+    `WEFT_ELAB_ERROR("weft_pe: Fp needs AccW = weft_fp_pkg::FpPsW, OpW >= weft_fp_pkg::FpOpW")
   end
 
   logic [OpW-1:0] w0_q, w1_q, w0_d, w1_d, w_sel;
-  logic           a_valid_q, a_buf_q;
+  logic           a_valid_q, a_buf_q, a_fp_q;
   logic [OpW-1:0] a_data_q;
   logic [AccW-1:0] ps_q, ps_d;
-  logic signed [2*OpW-1:0] prod;
+  logic signed [2*IntW-1:0] prod;
+  logic [SumW-1:0] int_sum;
 
   always_comb begin
     w0_d = w0_q;
@@ -51,8 +66,28 @@ module weft_pe #(
   end
 
   assign w_sel = a_buf_i ? w1_q : w0_q;
-  assign prod  = $signed(a_data_i) * $signed(w_sel);
-  assign ps_d  = ps_i + AccW'(prod);  // prod is signed: the cast sign-extends
+  assign prod  = $signed(a_data_i[IntW-1:0]) * $signed(w_sel[IntW-1:0]);
+  assign int_sum = ps_i[SumW-1:0] + SumW'(prod);  // prod is signed: the cast sign-extends
+
+  if (Fp) begin : g_fp
+    logic [AccW-1:0] fp_sum;
+    weft_fp_mac u_mac (
+      .en_i (a_fp_i),
+      .ps_i,
+      .a_i  (a_data_i[weft_fp_pkg::FpOpW-1:0]),
+      .w_i  (w_sel[weft_fp_pkg::FpOpW-1:0]),
+      .ps_o (fp_sum)
+    );
+    assign ps_d = a_fp_i ? fp_sum : AccW'(int_sum);
+  end else begin : g_int
+    assign ps_d = AccW'(int_sum);
+    logic unused_fp;
+    assign unused_fp = a_fp_i;
+  end
+  if (AccW > SumW && !Fp) begin : g_unused_ps
+    logic unused_ps;
+    assign unused_ps = ^ps_i[AccW-1:SumW];
+  end
 
   // Weights and data have no reset: weights are always written before use, and data is only
   // meaningful when its valid bit (reset) says so.
@@ -60,6 +95,7 @@ module weft_pe #(
     w0_q     <= w0_d;
     w1_q     <= w1_d;
     a_buf_q  <= a_buf_i;
+    a_fp_q   <= a_fp_i;
     a_data_q <= a_data_i;
     ps_q     <= ps_d;
   end
@@ -71,6 +107,7 @@ module weft_pe #(
 
   assign a_valid_o = a_valid_q;
   assign a_buf_o   = a_buf_q;
+  assign a_fp_o    = a_fp_q;
   assign a_data_o  = a_data_q;
   assign ps_o      = ps_q;
 

@@ -5,10 +5,15 @@
 // takes the mode, output zero point and activation clamp of the command being drained. With
 // pack_i the INT8 results are packed one byte per column into the low Cols*8 bits of the output
 // (upper bits zero); otherwise each column is a 32-bit lane. Fixed latency Latency, no stalls.
+//
+// With Fp, a row whose in_fmt_i is not INT takes the FP output stage instead (the bias and the
+// scale in the mult slot are FP32 bits): weft_fp_pkg::fp_output, computed at the input and
+// delayed to the same latency. Packed, an FP8 result takes one byte per column, BF16 two.
 `include "weft_assert.svh"
 
 module weft_postproc #(
   parameter int  Cols    = 4,
+  parameter bit  Fp      = 1'b0,
   localparam int AccW    = weft_pkg::AccW,
   localparam int ColIdxW = (Cols > 1) ? $clog2(Cols) : 1,
   localparam int Latency = weft_pkg::RequantLatency
@@ -26,6 +31,8 @@ module weft_postproc #(
   input  logic [Cols*AccW-1:0] in_data_i,
   input  logic [1:0]           in_mode_i,
   input  logic                 in_pack_i,
+  input  logic [2:0]           in_fmt_i,
+  input  logic                 in_relu_i,
   input  logic [31:0]          in_zp_i,
   input  logic [31:0]          in_act_min_i,
   input  logic [31:0]          in_act_max_i,
@@ -38,9 +45,10 @@ module weft_postproc #(
     `WEFT_ELAB_ERROR("weft_postproc: Cols must be in 1..64")
   end
 
-  logic [Cols*AccW-1:0] lane_data;
+  logic [Cols*AccW-1:0] lane_data, int_data, fp_data;
   logic [Cols-1:0]      lane_valid;
   logic                 pack_out, valid_out;
+  logic [2:0]           fmt_out;
 
   for (genvar c = 0; c < Cols; c++) begin : g_lane
     logic [31:0] bias_q, mult_q;
@@ -71,21 +79,51 @@ module weft_postproc #(
       .in_act_min_i (in_act_min_i),
       .in_act_max_i (in_act_max_i),
       .out_valid_o  (lane_valid[c]),
-      .out_data_o   (lane_data[c*AccW +: AccW])
+      .out_data_o   (int_data[c*AccW +: AccW])
     );
+
+    if (Fp) begin : g_fp
+      logic [31:0] fp_y;
+      weft_fp_out u_fp_out (
+        .en_i    (in_valid_i && in_fmt_i != weft_pkg::FmtInt),
+        .acc_i   (in_data_i[c*AccW +: AccW]),
+        .scale_i (mult_q),
+        .bias_i  (bias_q),
+        .fmt_i   (in_fmt_i),
+        .relu_i  (in_relu_i),
+        .y_o     (fp_y)
+      );
+      weft_delay #(.Width(32), .Depth(Latency)) u_fp_delay (
+        .clk_i,
+        .rst_ni,
+        .in_i  (fp_y),
+        .out_o (fp_data[c*AccW +: AccW])
+      );
+    end else begin : g_no_fp
+      assign fp_data[c*AccW +: AccW] = '0;
+    end
   end
 
-  // The pack flag travels beside the lanes with the same latency.
-  weft_delay #(.Width(2), .Depth(Latency)) u_pack (
+  if (!Fp) begin : g_no_fp_flags
+    logic unused_fp;
+    assign unused_fp = in_relu_i ^ (|fp_data);
+  end
+  assign lane_data = (Fp && fmt_out != weft_pkg::FmtInt) ? fp_data : int_data;
+
+  // The pack flag and the format travel beside the lanes with the same latency.
+  weft_delay #(.Width(5), .Depth(Latency)) u_pack (
     .clk_i,
     .rst_ni,
-    .in_i  ({in_valid_i, in_pack_i}),
-    .out_o ({valid_out, pack_out})
+    .in_i  ({in_valid_i, in_pack_i, in_fmt_i}),
+    .out_o ({valid_out, pack_out, fmt_out})
   );
 
   always_comb begin
     out_data_o = lane_data;
-    if (pack_out) begin
+    if (Fp && pack_out && fmt_out == weft_pkg::FmtBf16) begin
+      out_data_o = '0;
+      for (int c = 0; c < Cols; c++) out_data_o[c*16 +: 16] = lane_data[c*AccW +: 16];
+    end else if (pack_out) begin
       out_data_o = '0;
       for (int c = 0; c < Cols; c++) out_data_o[c*8 +: 8] = lane_data[c*AccW +: 8];
     end

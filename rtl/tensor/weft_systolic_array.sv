@@ -11,12 +11,16 @@
 // column, into buffer w_buf_i. A buffer must not be written while activations that use it are
 // still inside the array (the tensor unit's weight loader guarantees this).
 //
+// With Fp, a_fp_i travels with each activation vector: the PEs it passes compute in FP32
+// (weft_pe), so integer and floating-point COMPUTEs follow each other without a drain.
+//
 // Every PE-to-PE link is its own net inside the generate blocks (Icarus speed; tool-subset.md).
 `include "weft_assert.svh"
 
 module weft_systolic_array #(
   parameter int Rows = 4,
   parameter int Cols = 4,
+  parameter bit Fp   = 1'b0,
   parameter int OpW  = weft_pkg::OpW,
   parameter int AccW = weft_pkg::AccW,
   localparam int RowIdxW = (Rows > 1) ? $clog2(Rows) : 1,
@@ -32,6 +36,7 @@ module weft_systolic_array #(
   // activation vectors
   input  logic                 a_valid_i,
   input  logic                 a_buf_i,
+  input  logic                 a_fp_i,
   input  logic [Rows*OpW-1:0]  a_data_i,
   // result vectors
   output logic                 c_valid_o,
@@ -44,43 +49,45 @@ module weft_systolic_array #(
 
   for (genvar r = 0; r < Rows; r++) begin : g_row
     // Row r's activation after the input skew of r cycles.
-    logic           sk_valid, sk_buf;
+    logic           sk_valid, sk_buf, sk_fp;
     logic [OpW-1:0] sk_data;
     logic           row_we;
 
-    weft_delay #(.Width(OpW + 2), .Depth(r)) u_skew (
+    weft_delay #(.Width(OpW + 3), .Depth(r)) u_skew (
       .clk_i,
       .rst_ni,
-      .in_i  ({a_valid_i, a_buf_i, a_data_i[r*OpW +: OpW]}),
-      .out_o ({sk_valid, sk_buf, sk_data})
+      .in_i  ({a_valid_i, a_buf_i, a_fp_i, a_data_i[r*OpW +: OpW]}),
+      .out_o ({sk_valid, sk_buf, sk_fp, sk_data})
     );
 
     assign row_we = w_we_i && (w_row_i == RowIdxW'(r));
 
     for (genvar c = 0; c < Cols; c++) begin : g_col
       // This PE's outgoing links (its own nets).
-      logic            a_valid, a_buf;
+      logic            a_valid, a_buf, a_fp;
       logic [OpW-1:0]  a_data;
       logic [AccW-1:0] ps;
       // Incoming links: from the left neighbour (or the skew) and from above (or zero).
-      logic            a_valid_in, a_buf_in;
+      logic            a_valid_in, a_buf_in, a_fp_in;
       logic [OpW-1:0]  a_data_in;
       logic [AccW-1:0] ps_in;
 
       if (c == 0) begin : g_left_edge
         assign a_valid_in = sk_valid;
         assign a_buf_in   = sk_buf;
+        assign a_fp_in    = sk_fp;
         assign a_data_in  = sk_data;
       end else begin : g_left_pe
         assign a_valid_in = g_row[r].g_col[c-1].a_valid;
         assign a_buf_in   = g_row[r].g_col[c-1].a_buf;
+        assign a_fp_in    = g_row[r].g_col[c-1].a_fp;
         assign a_data_in  = g_row[r].g_col[c-1].a_data;
       end
 
       if (c == Cols - 1) begin : g_right_edge
         // The activation leaving the last column goes nowhere.
         logic unused_a_out;
-        assign unused_a_out = ^{a_valid, a_buf, a_data};
+        assign unused_a_out = ^{a_valid, a_buf, a_fp, a_data};
       end
 
       if (r == 0) begin : g_top_edge
@@ -89,7 +96,7 @@ module weft_systolic_array #(
         assign ps_in = g_row[r-1].g_col[c].ps;
       end
 
-      weft_pe #(.OpW(OpW), .AccW(AccW)) u_pe (
+      weft_pe #(.Fp(Fp), .OpW(OpW), .AccW(AccW)) u_pe (
         .clk_i,
         .rst_ni,
         .w_we_i    (row_we),
@@ -97,9 +104,11 @@ module weft_systolic_array #(
         .w_data_i  (w_data_i[c*OpW +: OpW]),
         .a_valid_i (a_valid_in),
         .a_buf_i   (a_buf_in),
+        .a_fp_i    (a_fp_in),
         .a_data_i  (a_data_in),
         .a_valid_o (a_valid),
         .a_buf_o   (a_buf),
+        .a_fp_o    (a_fp),
         .a_data_o  (a_data),
         .ps_i      (ps_in),
         .ps_o      (ps)

@@ -1,6 +1,12 @@
-// weft_tensor_unit: the INT8 tensor unit. A weight-stationary Rows x Cols systolic array, a
-// two-bank INT32 accumulator and a per-column post-processing pipeline, driven by a command
-// stream and three data streams. See docs/tensor-unit.md for the dataflow and timing.
+// weft_tensor_unit: the tensor unit. A weight-stationary Rows x Cols systolic array, a
+// two-bank INT32 / FP32 accumulator and a per-column post-processing pipeline, driven by a
+// command stream and three data streams. See docs/tensor-unit.md for the dataflow and timing.
+//
+// Element formats (weft_pkg::Fmt*): INT (int8 / uint8 with zero points, INT32 sums) and, with Fp,
+// FP8 E4M3 / E5M2 operands with FP32 sums (weft_fp_pkg; the rule is in docs/tensor-unit.md).
+// A COMPUTE's a_fmt travels through the array with its rows and the weight tile carries w_fmt
+// (the command decoder only lets both be INT or both FP8); a DRAIN's out_fmt picks the integer
+// post-processing or the FP one (scale, bias, ReLU, conversion).
 //
 // Commands (cmd_*, in order):
 //   COMPUTE rows, addr, accumulate, wreuse, a_signed, a_zp
@@ -26,8 +32,10 @@ module weft_tensor_unit #(
   parameter int  Rows      = 4,
   parameter int  Cols      = 4,
   parameter int  AccDepth  = 128,  // accumulator rows (two banks of AccDepth/2)
+  parameter bit  Fp        = 1'b0, // the FP8 modes
   localparam int AccW      = weft_pkg::AccW,
-  localparam int OpW       = weft_pkg::OpW,
+  localparam int OpW       = Fp ? weft_fp_pkg::FpOpW : weft_pkg::OpW,
+  localparam int PsW       = Fp ? weft_fp_pkg::FpPsW : weft_pkg::AccW,  // array partial sums
   localparam int AccAw     = $clog2(AccDepth),
   localparam int BankDepth = AccDepth / 2,
   localparam int BankAw    = AccAw - 1,
@@ -47,8 +55,11 @@ module weft_tensor_unit #(
   input  logic                 cmd_wreuse_i,      // COMPUTE: keep the previous weight tile
   input  logic                 cmd_a_signed_i,    // COMPUTE: A is int8 (else uint8)
   input  logic [7:0]           cmd_a_zp_i,        // COMPUTE: A's zero point
+  input  logic [2:0]           cmd_a_fmt_i,       // COMPUTE: A's element format
   input  logic [1:0]           cmd_mode_i,        // DRAIN: weft_pkg::Rq*
-  input  logic                 cmd_pack_i,        // DRAIN: one byte per column
+  input  logic                 cmd_pack_i,        // DRAIN: one byte per column (BF16: two)
+  input  logic [2:0]           cmd_out_fmt_i,     // DRAIN: INT or the FP output format
+  input  logic                 cmd_relu_i,        // DRAIN: FP formats: ReLU
   input  logic [31:0]          cmd_zp_i,          // DRAIN: output zero point
   input  logic [31:0]          cmd_act_min_i,     // DRAIN: clamp bounds
   input  logic [31:0]          cmd_act_max_i,
@@ -59,6 +70,7 @@ module weft_tensor_unit #(
   input  logic                 w_last_i,
   input  logic                 w_signed_i,
   input  logic [7:0]           w_zp_i,
+  input  logic [2:0]           w_fmt_i,
   // activation rows
   input  logic                 a_valid_i,
   output logic                 a_ready_o,
@@ -100,13 +112,24 @@ module weft_tensor_unit #(
   localparam int BusyW        = $clog2(BusyCycles + 1);
   localparam int PendW        = RowsW + 2;
 
-  // Operand preparation: an 8-bit int8/uint8 value minus its zero point, as 9-bit signed.
-  function automatic logic [OpW-1:0] prep(input logic [7:0] v, input logic is_signed,
-                                          input logic [7:0] zp);
-    logic [OpW-1:0] ve, ze;
-    ve = is_signed ? {v[7], v} : {1'b0, v};
-    ze = is_signed ? {zp[7], zp} : {1'b0, zp};
-    prep = ve - ze;
+  localparam int IntW = weft_pkg::OpW;
+
+  // Operand preparation: an 8-bit int8/uint8 value minus its zero point, as 9-bit signed, or
+  // (fmt not INT) an FP8 element decoded into weft_fp_pkg::fp_op_t.
+  function automatic logic [OpW-1:0] prep(input logic [7:0] v, input logic [2:0] fmt,
+                                          input logic is_signed, input logic [7:0] zp);
+    logic [IntW-1:0] ve, ze, diff;
+    ve   = is_signed ? {v[7], v} : {1'b0, v};
+    ze   = is_signed ? {zp[7], zp} : {1'b0, zp};
+    diff = ve - ze;
+    if (Fp && fmt != weft_pkg::FmtInt) prep = OpW'(weft_fp_pkg::fp_operand(v, fmt));
+    else                               prep = OpW'(diff);
+  endfunction
+
+  // The weight of a short tile's missing row: integer zero, or an FP operand the PE leaves out.
+  function automatic logic [OpW-1:0] absent_weight(input logic fp);
+    if (Fp && fp) absent_weight = OpW'({weft_fp_pkg::ClsAbsent, (weft_fp_pkg::FpOpW - 2)'(0)});
+    else          absent_weight = '0;
   endfunction
 
   logic cmd_is_compute, cmd_bank, cmd_fire, cmd_zero;
@@ -120,6 +143,7 @@ module weft_tensor_unit #(
   logic               ld_buf_q, ld_buf_d;
   logic [RowIdxW-1:0] ld_row_q, ld_row_d;
   logic               ld_fill_q, ld_fill_d;
+  logic               ld_fp_q;     // the tile being loaded is FP (for its zero fill)
   logic [1:0]         full_q, full_d;
   logic [BusyW-1:0]   busy_q [2];
   logic [BusyW-1:0]   busy_d [2];
@@ -137,7 +161,8 @@ module weft_tensor_unit #(
   assign ld_tile_end = ld_write && (ld_row_q == RowIdxW'(Rows - 1));
 
   for (genvar c = 0; c < Cols; c++) begin : g_wprep
-    assign aw_data_d[c*OpW +: OpW] = w_fire ? prep(w_data_i[c*8 +: 8], w_signed_i, w_zp_i) : '0;
+    assign aw_data_d[c*OpW +: OpW] = w_fire ? prep(w_data_i[c*8 +: 8], w_fmt_i, w_signed_i, w_zp_i)
+                                            : absent_weight(ld_fp_q);
   end
 
   // -------------------------------------------------------------------------------------------
@@ -153,6 +178,7 @@ module weft_tensor_unit #(
   logic               cmp_bank_q, cmp_bank_d, cmp_acc_q, cmp_acc_d;
   logic               cmp_sgn_q, cmp_sgn_d;
   logic [7:0]         cmp_zp_q, cmp_zp_d;
+  logic [2:0]         cmp_fmt_q, cmp_fmt_d;
   logic               a_fire, cmp_take, cmp_last, cmp_start, start_take;
   // The next COMPUTE, accepted while the current one streams, so that it starts in the cycle
   // the current one takes its last row (no bubble between tiles).
@@ -161,6 +187,7 @@ module weft_tensor_unit #(
   logic [BankAw-1:0]  nxt_off_q;
   logic               nxt_bank_q, nxt_acc_q, nxt_reuse_q, nxt_sgn_q;
   logic [7:0]         nxt_zp_q;
+  logic [2:0]         nxt_fmt_q;
 
   assign a_ready_o  = cmp_active_q && cmp_have_q;
   assign a_fire     = a_valid_i && a_ready_o;
@@ -180,6 +207,8 @@ module weft_tensor_unit #(
   logic [RowsW-1:0]   drn_left_q, drn_left_d;
   logic [1:0]         drn_mode_q, drn_mode_d;
   logic               drn_pack_q, drn_pack_d;
+  logic [2:0]         drn_fmt_q, drn_fmt_d;
+  logic               drn_relu_q, drn_relu_d;
   logic [31:0]        drn_zp_q, drn_zp_d, drn_min_q, drn_min_d, drn_max_q, drn_max_d;
   logic [OccW-1:0]    occ_q, occ_d;
   logic [PendW-1:0]   pend_q [2];
@@ -235,6 +264,7 @@ module weft_tensor_unit #(
     cmp_acc_d    = cmp_acc_q;
     cmp_sgn_d    = cmp_sgn_q;
     cmp_zp_d     = cmp_zp_q;
+    cmp_fmt_d    = cmp_fmt_q;
     nxt_valid_d  = nxt_valid_q;
     if (cmd_fire && cmd_is_compute && !cmd_zero) nxt_valid_d = 1'b1;
     if (a_fire) begin
@@ -255,6 +285,7 @@ module weft_tensor_unit #(
       cmp_acc_d    = nxt_acc_q;
       cmp_sgn_d    = nxt_sgn_q;
       cmp_zp_d     = nxt_zp_q;
+      cmp_fmt_d    = nxt_fmt_q;
     end
     if (cmp_take) begin
       // Release the previous tile (its activations finish leaving the array under busy_q) and
@@ -277,6 +308,8 @@ module weft_tensor_unit #(
     drn_left_d   = drn_left_q;
     drn_mode_d   = drn_mode_q;
     drn_pack_d   = drn_pack_q;
+    drn_fmt_d    = drn_fmt_q;
+    drn_relu_d   = drn_relu_q;
     drn_zp_d     = drn_zp_q;
     drn_min_d    = drn_min_q;
     drn_max_d    = drn_max_q;
@@ -287,6 +320,8 @@ module weft_tensor_unit #(
       drn_left_d   = cmd_rows_i;
       drn_mode_d   = cmd_mode_i;
       drn_pack_d   = cmd_pack_i;
+      drn_fmt_d    = cmd_out_fmt_i;
+      drn_relu_d   = cmd_relu_i;
       drn_zp_d     = cmd_zp_i;
       drn_min_d    = cmd_act_min_i;
       drn_max_d    = cmd_act_max_i;
@@ -362,6 +397,8 @@ module weft_tensor_unit #(
     cmp_acc_q  <= cmp_acc_d;
     cmp_sgn_q  <= cmp_sgn_d;
     cmp_zp_q   <= cmp_zp_d;
+    cmp_fmt_q  <= cmp_fmt_d;
+    if (w_fire) ld_fp_q <= (w_fmt_i != weft_pkg::FmtInt);
     if (cmd_fire && cmd_is_compute) begin
       nxt_rows_q  <= cmd_rows_i;
       nxt_off_q   <= cmd_addr_i[BankAw-1:0];
@@ -370,11 +407,14 @@ module weft_tensor_unit #(
       nxt_reuse_q <= cmd_wreuse_i;
       nxt_sgn_q   <= cmd_a_signed_i;
       nxt_zp_q    <= cmd_a_zp_i;
+      nxt_fmt_q   <= cmd_a_fmt_i;
     end
     drn_bank_q <= drn_bank_d;
     drn_off_q  <= drn_off_d;
     drn_mode_q <= drn_mode_d;
     drn_pack_q <= drn_pack_d;
+    drn_fmt_q  <= drn_fmt_d;
+    drn_relu_q <= drn_relu_d;
     drn_zp_q   <= drn_zp_d;
     drn_min_q  <= drn_min_d;
     drn_max_q  <= drn_max_d;
@@ -383,15 +423,16 @@ module weft_tensor_unit #(
   // -------------------------------------------------------------------------------------------
   // Array input stage (registered) and the metadata that travels beside the array
   // -------------------------------------------------------------------------------------------
-  logic                 arr_valid_q, arr_buf_q, arr_bank_q, arr_acc_q;
+  logic                 arr_valid_q, arr_buf_q, arr_bank_q, arr_acc_q, arr_fp_q;
   logic [BankAw-1:0]    arr_off_q;
   logic [Rows*OpW-1:0]  arr_data_q, arr_data_d;
-  logic                 c_valid, c_bank, c_acc;
+  logic                 c_valid, c_bank, c_acc, c_fp;
   logic [BankAw-1:0]    c_off;
+  logic [Cols*PsW-1:0]  c_sum;
   logic [Cols*AccW-1:0] c_data;
 
   for (genvar r = 0; r < Rows; r++) begin : g_aprep
-    assign arr_data_d[r*OpW +: OpW] = prep(a_data_i[r*8 +: 8], cmp_sgn_q, cmp_zp_q);
+    assign arr_data_d[r*OpW +: OpW] = prep(a_data_i[r*8 +: 8], cmp_fmt_q, cmp_sgn_q, cmp_zp_q);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -403,11 +444,12 @@ module weft_tensor_unit #(
     arr_buf_q  <= cur_buf_q;
     arr_bank_q <= cmp_bank_q;
     arr_acc_q  <= cmp_acc_q;
+    arr_fp_q   <= Fp && (cmp_fmt_q != weft_pkg::FmtInt);
     arr_off_q  <= cmp_off_q;
     arr_data_q <= arr_data_d;
   end
 
-  weft_systolic_array #(.Rows(Rows), .Cols(Cols), .OpW(OpW), .AccW(AccW)) u_array (
+  weft_systolic_array #(.Rows(Rows), .Cols(Cols), .Fp(Fp), .OpW(OpW), .AccW(PsW)) u_array (
     .clk_i,
     .rst_ni,
     .w_we_i    (aw_we_q),
@@ -416,17 +458,35 @@ module weft_tensor_unit #(
     .w_data_i  (aw_data_q),
     .a_valid_i (arr_valid_q),
     .a_buf_i   (arr_buf_q),
+    .a_fp_i    (arr_fp_q),
     .a_data_i  (arr_data_q),
     .c_valid_o (c_valid),
-    .c_data_o  (c_data)
+    .c_data_o  (c_sum)
   );
 
-  weft_delay #(.Width(BankAw + 2), .Depth(ArrayLatency)) u_meta (
+  weft_delay #(.Width(BankAw + 3), .Depth(ArrayLatency)) u_meta (
     .clk_i,
     .rst_ni,
-    .in_i  ({arr_bank_q, arr_acc_q, arr_off_q}),
-    .out_o ({c_bank, c_acc, c_off})
+    .in_i  ({arr_bank_q, arr_acc_q, arr_fp_q, arr_off_q}),
+    .out_o ({c_bank, c_acc, c_fp, c_off})
   );
+
+  // A row of FP tile sums leaves the array as exact fixed-point sums: each is rounded once to
+  // FP32 here, on its way into the accumulator (the rule in docs/tensor-unit.md).
+  for (genvar c = 0; c < Cols; c++) begin : g_tile_round
+    if (Fp) begin : g_fp
+      always_comb begin
+        if (c_fp) c_data[c*AccW +: AccW] = weft_fp_pkg::fp_fixed_to_fp32(c_sum[c*PsW +: PsW]);
+        else      c_data[c*AccW +: AccW] = c_sum[c*PsW +: AccW];
+      end
+    end else begin : g_int
+      assign c_data[c*AccW +: AccW] = c_sum[c*PsW +: AccW];
+    end
+  end
+  if (!Fp) begin : g_no_fp_rows
+    logic unused_c_fp;
+    assign unused_c_fp = c_fp;
+  end
 
   // -------------------------------------------------------------------------------------------
   // Accumulator, post-processing, output FIFO
@@ -435,13 +495,14 @@ module weft_tensor_unit #(
   logic                 pp_valid, fifo_in_ready;
   logic [OccW-1:0]      out_usage;
 
-  weft_accumulator #(.Cols(Cols), .BankDepth(BankDepth)) u_acc (
+  weft_accumulator #(.Cols(Cols), .BankDepth(BankDepth), .Fp(Fp)) u_acc (
     .clk_i,
     .rst_ni,
     .in_valid_i      (c_valid),
     .in_bank_i       (c_bank),
     .in_addr_i       (c_off),
     .in_accumulate_i (c_acc),
+    .in_fp_i         (c_fp),
     .in_data_i       (c_data),
     .wr_valid_o      (wr_valid),
     .wr_bank_o       (wr_bank),
@@ -451,7 +512,7 @@ module weft_tensor_unit #(
     .rd_data_o       (rd_data)
   );
 
-  weft_postproc #(.Cols(Cols)) u_postproc (
+  weft_postproc #(.Cols(Cols), .Fp(Fp)) u_postproc (
     .clk_i,
     .rst_ni,
     .pc_we_i,
@@ -463,6 +524,8 @@ module weft_tensor_unit #(
     .in_data_i    (rd_data),
     .in_mode_i    (drn_mode_q),
     .in_pack_i    (drn_pack_q),
+    .in_fmt_i     (drn_fmt_q),
+    .in_relu_i    (drn_relu_q),
     .in_zp_i      (drn_zp_q),
     .in_act_min_i (drn_min_q),
     .in_act_max_i (drn_max_q),

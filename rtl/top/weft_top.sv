@@ -38,6 +38,7 @@ module weft_top #(
   parameter int  SimtBanks = 8,
   parameter int  SimtDmemBytes = 262144,
   parameter int  SimtImemWords = 4096,
+  parameter bit  TensorFp  = 1'b1,       // the tensor unit's FP8 modes (CAP4.fp)
   localparam int BB        = DataW / 8,
   localparam int LineAw    = $clog2(SpadLines),
   localparam int AccAw     = $clog2(AccDepth),
@@ -187,6 +188,7 @@ module weft_top #(
   assign hw2reg.cap3.dmem_kib   = (SimtWarps > 0) ? 16'(SimtDmemBytes / 1024) : 16'd0;
   assign hw2reg.cap4.imem_kib   = (SimtWarps > 0) ? 16'(SimtImemWords * 4 / 1024) : 16'd0;
   assign hw2reg.cap4.dmem_banks = (SimtWarps > 0) ? 8'(SimtBanks) : 8'd0;
+  assign hw2reg.cap4.fp         = TensorFp;
 
   // The command processor's error address (its other status outputs drive hw2reg directly).
   logic [63:0] st_err_addr;
@@ -325,6 +327,8 @@ module weft_top #(
   logic [RowsW-1:0]   tu_cmd_rows;
   logic [AccAw-1:0]   tu_cmd_addr;
   logic [7:0]         tu_cmd_a_zp;
+  logic [2:0]         tu_cmd_a_fmt, tu_cmd_out_fmt, tu_w_fmt;
+  logic               tu_cmd_relu;
   logic [1:0]         tu_cmd_mode;
   logic [31:0]        tu_cmd_zp, tu_cmd_min, tu_cmd_max;
   logic               tu_w_valid, tu_w_ready, tu_w_last, tu_w_signed;
@@ -343,7 +347,8 @@ module weft_top #(
   weft_cmd #(
     .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .DataW(DataW), .SpadLines(SpadLines),
     .NumWin(NumWin), .Inflight(Inflight), .SimtWarps(SimtWarps), .SimtThreads(SimtThreads),
-    .SimtDmemLines(SimtDmemBytes / BB), .SimtImemLines(SimtImemWords * 4 / BB)
+    .SimtDmemLines(SimtDmemBytes / BB), .SimtImemLines(SimtImemWords * 4 / BB),
+    .TensorFp(TensorFp)
   ) u_cmd (
     .clk_i,
     .rst_ni  (rst_n[RstCmd]),
@@ -430,8 +435,11 @@ module weft_top #(
     .tu_cmd_wreuse_o        (tu_cmd_wreuse),
     .tu_cmd_a_signed_o      (tu_cmd_sgn),
     .tu_cmd_a_zp_o          (tu_cmd_a_zp),
+    .tu_cmd_a_fmt_o         (tu_cmd_a_fmt),
     .tu_cmd_mode_o          (tu_cmd_mode),
     .tu_cmd_pack_o          (tu_cmd_pack),
+    .tu_cmd_out_fmt_o       (tu_cmd_out_fmt),
+    .tu_cmd_relu_o          (tu_cmd_relu),
     .tu_cmd_zp_o            (tu_cmd_zp),
     .tu_cmd_act_min_o       (tu_cmd_min),
     .tu_cmd_act_max_o       (tu_cmd_max),
@@ -441,6 +449,7 @@ module weft_top #(
     .tu_w_last_o            (tu_w_last),
     .tu_w_signed_o          (tu_w_signed),
     .tu_w_zp_o              (tu_w_zp),
+    .tu_w_fmt_o             (tu_w_fmt),
     .tu_a_valid_o           (tu_a_valid),
     .tu_a_ready_i           (tu_a_ready),
     .tu_a_data_o            (tu_a_data),
@@ -546,7 +555,7 @@ module weft_top #(
   );
 
   // ---------------------------------------------------------------- tensor unit
-  weft_tensor_unit #(.Rows(Rows), .Cols(Cols), .AccDepth(AccDepth)) u_tu (
+  weft_tensor_unit #(.Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .Fp(TensorFp)) u_tu (
     .clk_i,
     .rst_ni  (rst_n[RstTu]),
     .cmd_valid_i       (tu_cmd_valid),
@@ -558,8 +567,11 @@ module weft_top #(
     .cmd_wreuse_i      (tu_cmd_wreuse),
     .cmd_a_signed_i    (tu_cmd_sgn),
     .cmd_a_zp_i        (tu_cmd_a_zp),
+    .cmd_a_fmt_i       (tu_cmd_a_fmt),
     .cmd_mode_i        (tu_cmd_mode),
     .cmd_pack_i        (tu_cmd_pack),
+    .cmd_out_fmt_i     (tu_cmd_out_fmt),
+    .cmd_relu_i        (tu_cmd_relu),
     .cmd_zp_i          (tu_cmd_zp),
     .cmd_act_min_i     (tu_cmd_min),
     .cmd_act_max_i     (tu_cmd_max),
@@ -569,6 +581,7 @@ module weft_top #(
     .w_last_i          (tu_w_last),
     .w_signed_i        (tu_w_signed),
     .w_zp_i            (tu_w_zp),
+    .w_fmt_i           (tu_w_fmt),
     .a_valid_i         (tu_a_valid),
     .a_ready_o         (tu_a_ready),
     .a_data_i          (tu_a_data),

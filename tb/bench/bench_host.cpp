@@ -5,6 +5,9 @@
 //   2. DMA efficiency of a 1 MiB host -> scratchpad -> host copy with 32-cycle memory latency:
 //      bytes / (bus bytes * cycles), for the read and the write side of the whole copy.
 //   3. simulation speed of the whole default device (Verilator, 1 thread, no tracing).
+//   5. FP8 GEMMs (E4M3 x E4M3 -> E4M3 and E5M2 x E4M3 -> FP32) on the shapes of 1: MAC/cycle
+//      against INT8's (target: the same rate) and the simulation speed against INT8's; checked
+//      against the golden model (gemm_fp, fp_postprocess, fp_encode).
 //   4. a convolution layer with >= 16 input and output channels on the whole device: the
 //      device-resident implicit GEMM (weights packed once, activations in device memory, no host
 //      im2col), ONNX requantization; utilisation as in 1, host bytes against the im2col matrix;
@@ -22,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/golden/fp.hpp"
 #include "weft/golden/quant.hpp"
 #include "weft/ops.hpp"
 #include "weft/weft.hpp"
@@ -78,7 +82,9 @@ void write_json(const std::string& file, const weft::Device& dev) {
   o << "\n]}\n";
 }
 
-bool gemm_figure(weft::Device& dev, int m, int n, int k, double target) {
+// INT8 GEMM of figure 1; its cycles and wall seconds go to *cycles / *secs_out (FP8's base).
+bool gemm_figure(weft::Device& dev, int m, int n, int k, double target, uint64_t* cycles,
+                 double* secs_out) {
   std::mt19937_64 rng(1);
   std::uniform_int_distribution<int> byte(0, 255);
   std::vector<uint8_t> a(size_t(m) * k), w(size_t(k) * n), out(size_t(m) * n);
@@ -141,6 +147,74 @@ bool gemm_figure(weft::Device& dev, int m, int n, int k, double target) {
   std::printf("      %s\n", st.schedule.c_str());
   record("gemm", "GEMM " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k), m, n,
          k, 0, p, uint64_t(m) * n * k, target);
+  *cycles = p.cycles;
+  *secs_out = secs;
+  return bad == 0;
+}
+
+// FP8 GEMM of the same shape as an INT8 one (int8_cycles, int8_secs): the rate against INT8's
+// and the simulation speed against INT8's, the result against the golden model.
+bool fp8_gemm_figure(weft::Device& dev, int m, int n, int k, weft::ElemFormat af,
+                     weft::ElemFormat of, uint64_t int8_cycles, double int8_secs) {
+  if (!dev.caps().tensor_fp) {
+    std::printf("   FP8 GEMM: skipped (the device has no FP8 modes, CAP4.fp = 0)\n");
+    return true;
+  }
+  std::mt19937_64 rng(2);
+  auto fp8 = [&](weft::ElemFormat f) {  // a finite FP8 code, about N(0, 1) in magnitude
+    std::normal_distribution<float> d(0.0f, 1.0f);
+    return static_cast<uint8_t>(golden::fp_encode(d(rng), static_cast<golden::FpFormat>(f)));
+  };
+  const weft::ElemFormat wf = weft::ElemFormat::kE4m3;
+  std::vector<uint8_t> a(size_t(m) * k), w(size_t(k) * n);
+  for (auto& v : a) v = fp8(af);
+  for (auto& v : w) v = fp8(wf);
+  weft::GemmOptions opt;
+  opt.a.format = af;
+  opt.w.format = wf;
+  opt.out.format = of;
+  opt.out.scale = {1.0f / 16.0f};
+  opt.out.relu = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  weft::OpStats st;
+  std::vector<uint32_t> got(size_t(m) * n);
+  if (of == weft::ElemFormat::kFp32) {
+    std::vector<float> out(got.size());
+    st = weft::gemm(dev, m, n, k, a, w, out, opt);
+    for (size_t i = 0; i < out.size(); ++i) got[i] = golden::fp32_bits(out[i]);
+  } else {
+    std::vector<uint8_t> out(got.size());
+    st = weft::gemm(dev, m, n, k, a, w, out, opt);
+    got.assign(out.begin(), out.end());
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::vector<uint32_t> ab(a.begin(), a.end()), wb(w.begin(), w.end());
+  const auto acc = golden::gemm_fp(ab, wb, m, k, n, static_cast<golden::FpFormat>(af),
+                                   static_cast<golden::FpFormat>(wf), int(dev.caps().rows));
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const float y = golden::fp_postprocess(acc[i], opt.out.scale[0], 0.0f, true);
+    const uint32_t want = of == weft::ElemFormat::kFp32
+                              ? golden::fp32_bits(y)
+                              : golden::fp_encode(y, static_cast<golden::FpFormat>(of));
+    if (got[i] != want) ++bad;
+  }
+  const auto& p = st.perf.c;
+  const double rate = double(int8_cycles) / double(p.cycles);  // MAC/cycle against INT8's
+  const char* name = af == weft::ElemFormat::kE4m3 ? "E4M3 x E4M3" : "E5M2 x E4M3";
+  const char* out_name = of == weft::ElemFormat::kFp32 ? "FP32" : "E4M3";
+  std::printf(
+      "   FP8 %s -> %s M=%d N=%d K=%d: %llu cycles, %.4f of INT8's MAC/cycle (target >= 0.99, "
+      "the same rate: %s); result %s\n",
+      name, out_name, m, n, k, static_cast<unsigned long long>(p.cycles), rate,
+      rate >= 0.99 ? "met" : "MISSES", bad == 0 ? "bit-exact vs golden" : "MISMATCH");
+  std::printf(
+      "      simulation: %.1f s wall, %.2f x INT8's wall time on the same shape (FP datapath "
+      "evaluated only for FP rows)\n",
+      secs, secs / int8_secs);
+  record("gemm", std::string("FP8 GEMM ") + name + " " + std::to_string(m) + "x" +
+                     std::to_string(n) + "x" + std::to_string(k),
+         m, n, k, 0, p, uint64_t(m) * n * k, 0.99);
   return bad == 0;
 }
 
@@ -274,8 +348,16 @@ int main(int argc, char** argv) {
   try {
     weft::Device dev = weft::Device::open(uri);
     std::printf("   device: %s\n", dev.description().c_str());
-    bool ok = gemm_figure(dev, 128, 256, 256, 0.985);
-    ok = gemm_figure(dev, 512, 512, 512, 0.998) && ok;
+    uint64_t cycles_small = 0, cycles_large = 0;
+    double secs_small = 0, secs_large = 0;
+    bool ok = gemm_figure(dev, 128, 256, 256, 0.985, &cycles_small, &secs_small);
+    ok = gemm_figure(dev, 512, 512, 512, 0.998, &cycles_large, &secs_large) && ok;
+    ok = fp8_gemm_figure(dev, 128, 256, 256, weft::ElemFormat::kE4m3, weft::ElemFormat::kE4m3,
+                         cycles_small, secs_small) && ok;
+    ok = fp8_gemm_figure(dev, 128, 256, 256, weft::ElemFormat::kE5m2, weft::ElemFormat::kFp32,
+                         cycles_small, secs_small) && ok;
+    ok = fp8_gemm_figure(dev, 512, 512, 512, weft::ElemFormat::kE4m3, weft::ElemFormat::kE4m3,
+                         cycles_large, secs_large) && ok;
     ok = copy_figure(dev) && ok;
     ok = conv_figure(dev, 32, 32, 64, 64, 3, 1) && ok;
     ok = conv_figure(dev, 16, 16, 32, 64, 3, 2) && ok;

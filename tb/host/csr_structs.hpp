@@ -226,30 +226,31 @@ inline constexpr std::array<Member, 54> kReg2Hw = {{
 }};
 
 // ---------------------------------------------------------------- hw2reg
-inline constexpr unsigned kHw2RegBits = 1773;
+inline constexpr unsigned kHw2RegBits = 1774;
 namespace hw2reg::cap0 {
-inline constexpr Bits rows{1741, 8};
-inline constexpr Bits cols{1749, 8};
-inline constexpr Bits bus_bytes{1757, 8};
-inline constexpr Bits windows{1765, 8};
+inline constexpr Bits rows{1742, 8};
+inline constexpr Bits cols{1750, 8};
+inline constexpr Bits bus_bytes{1758, 8};
+inline constexpr Bits windows{1766, 8};
 }
 namespace hw2reg::cap1 {
-inline constexpr Bits spad_lines{1709, 24};
-inline constexpr Bits spad_banks{1733, 8};
+inline constexpr Bits spad_lines{1710, 24};
+inline constexpr Bits spad_banks{1734, 8};
 }
 namespace hw2reg::cap2 {
-inline constexpr Bits acc_rows{1677, 16};
-inline constexpr Bits inflight{1693, 8};
-inline constexpr Bits max_burst{1701, 8};
+inline constexpr Bits acc_rows{1678, 16};
+inline constexpr Bits inflight{1694, 8};
+inline constexpr Bits max_burst{1702, 8};
 }
 namespace hw2reg::cap3 {
-inline constexpr Bits warps{1645, 8};
-inline constexpr Bits threads{1653, 8};
-inline constexpr Bits dmem_kib{1661, 16};
+inline constexpr Bits warps{1646, 8};
+inline constexpr Bits threads{1654, 8};
+inline constexpr Bits dmem_kib{1662, 16};
 }
 namespace hw2reg::cap4 {
 inline constexpr Bits imem_kib{1621, 16};
 inline constexpr Bits dmem_banks{1637, 8};
+inline constexpr Bits fp{1645, 1};
 }
 namespace hw2reg::status {
 inline constexpr Bits idle{1618, 1};
@@ -417,7 +418,7 @@ namespace hw2reg::simt_launches {
 inline constexpr Bits count{0, 32};
 }
 // Every member, least significant first.
-inline constexpr std::array<Member, 71> kHw2Reg = {{
+inline constexpr std::array<Member, 72> kHw2Reg = {{
     {"simt_launches.count", {0, 32}},
     {"simt_barriers.count", {32, 32}},
     {"simt_replays.count", {64, 32}},
@@ -477,18 +478,19 @@ inline constexpr std::array<Member, 71> kHw2Reg = {{
     {"status.reset_busy", {1620, 1}},
     {"cap4.imem_kib", {1621, 16}},
     {"cap4.dmem_banks", {1637, 8}},
-    {"cap3.warps", {1645, 8}},
-    {"cap3.threads", {1653, 8}},
-    {"cap3.dmem_kib", {1661, 16}},
-    {"cap2.acc_rows", {1677, 16}},
-    {"cap2.inflight", {1693, 8}},
-    {"cap2.max_burst", {1701, 8}},
-    {"cap1.spad_lines", {1709, 24}},
-    {"cap1.spad_banks", {1733, 8}},
-    {"cap0.rows", {1741, 8}},
-    {"cap0.cols", {1749, 8}},
-    {"cap0.bus_bytes", {1757, 8}},
-    {"cap0.windows", {1765, 8}},
+    {"cap4.fp", {1645, 1}},
+    {"cap3.warps", {1646, 8}},
+    {"cap3.threads", {1654, 8}},
+    {"cap3.dmem_kib", {1662, 16}},
+    {"cap2.acc_rows", {1678, 16}},
+    {"cap2.inflight", {1694, 8}},
+    {"cap2.max_burst", {1702, 8}},
+    {"cap1.spad_lines", {1710, 24}},
+    {"cap1.spad_banks", {1734, 8}},
+    {"cap0.rows", {1742, 8}},
+    {"cap0.cols", {1750, 8}},
+    {"cap0.bus_bytes", {1758, 8}},
+    {"cap0.windows", {1766, 8}},
 }};
 
 }  // namespace weft::tb::csr

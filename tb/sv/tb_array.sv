@@ -35,6 +35,7 @@ module tb_array #(
     .w_data_i  (w_data),
     .a_valid_i (a_valid),
     .a_buf_i   (a_buf),
+    .a_fp_i    (1'b0),
     .a_data_i  (a_data),
     .c_valid_o (c_valid),
     .c_data_o  (c_data)

@@ -102,6 +102,7 @@ class TuDriver {
       d.w_last_i = w.last;
       d.w_signed_i = w.is_signed;
       d.w_zp_i = static_cast<uint8_t>(w.zp);
+      d.w_fmt_i = 0;  // the integer mode (FP8 runs through the whole device: tb/system)
     }
 
     const bool a_v = !acts_.empty() && u(rng_) >= stress_.a_gap;
@@ -233,6 +234,9 @@ class TuDriver {
     d.cmd_a_zp_i = static_cast<uint8_t>(c.a_zp);
     d.cmd_mode_i = static_cast<uint8_t>(c.mode);
     d.cmd_pack_i = c.pack;
+    d.cmd_a_fmt_i = 0;  // integer operands and post-processing
+    d.cmd_out_fmt_i = 0;
+    d.cmd_relu_i = 0;
     d.cmd_zp_i = static_cast<uint32_t>(c.zp);
     d.cmd_act_min_i = static_cast<uint32_t>(c.act_min);
     d.cmd_act_max_i = static_cast<uint32_t>(c.act_max);

@@ -137,6 +137,7 @@ namespace detail {
 void decode_simt_caps(uint32_t cap3, uint32_t cap4, Capabilities* c) {
   namespace r3 = weft::regs::cap3;
   namespace r4 = weft::regs::cap4;
+  c->tensor_fp = (cap4 & r4::kFpMask) != 0;
   c->simt_warps = (cap3 & r3::kWarpsMask) >> r3::kWarpsShift;
   if (c->simt_warps == 0) {
     c->simt_threads = c->simt_dmem_bytes = c->simt_imem_bytes = c->simt_dmem_banks = 0;

@@ -75,7 +75,11 @@ std::vector<uint8_t> pack_params(const OutputStage& o, uint64_t N, uint64_t nst,
     ColumnParams cp;
     cp.bias = o.bias.empty() ? 0 : o.bias[n];
     auto pick = [&](const auto& v) { return v.size() == 1 ? v[0] : v[n]; };
-    if (o.mode == StoreMode::kTfliteDouble || o.mode == StoreMode::kTfliteSingle) {
+    if (o.format != ElemFormat::kInt) {
+      // The FP output stage reads bias and scale as FP32 bits (missing: 0.0 and 1.0).
+      cp.bias = std::bit_cast<int32_t>(o.fp_bias.empty() ? 0.0f : o.fp_bias[n]);
+      cp.mult = std::bit_cast<uint32_t>(o.scale.empty() ? 1.0f : pick(o.scale));
+    } else if (o.mode == StoreMode::kTfliteDouble || o.mode == StoreMode::kTfliteSingle) {
       cp.mult = static_cast<uint32_t>(pick(o.multiplier));
       cp.shift = pick(o.shift) & 0x3f;
     } else if (o.mode == StoreMode::kOnnx) {
@@ -140,7 +144,17 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 [[noreturn]] void bad(const std::string& m) { throw Error(Errc::kBadArgument, m); }
 
+bool is_fp8(ElemFormat f) { return f == ElemFormat::kE4m3 || f == ElemFormat::kE5m2; }
+
 void check_operand(const char* name, const Operand& o) {
+  if (o.format != ElemFormat::kInt) {
+    if (!is_fp8(o.format)) {
+      bad(std::string(name) + ": element format " + std::to_string(int(o.format)) +
+          " is not an operand format (INT, E4M3 or E5M2)");
+    }
+    if (o.zero_point != 0) bad(std::string(name) + ": FP8 operands take no zero point");
+    return;
+  }
   const int lo = o.is_signed ? -128 : 0, hi = o.is_signed ? 127 : 255;
   if (o.zero_point < lo || o.zero_point > hi) {
     bad(std::string(name) + " zero point " + std::to_string(o.zero_point) + " is outside the " +
@@ -578,7 +592,50 @@ std::string gemm_what(uint64_t m, uint64_t n, uint64_t k) {
   return "gemm M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k);
 }
 
-// Runs one GEMM; `esize` 1 (8-bit out) or 4 (INT32 out); the result row-major into out_bytes.
+// Bytes per result element of an output stage: INT32 / FP32 4, BF16 2, 8-bit integer / FP8 1.
+uint32_t out_element_bytes(const OutputStage& o) {
+  switch (o.format) {
+    case ElemFormat::kInt: return o.mode == StoreMode::kInt32 ? 4 : 1;
+    case ElemFormat::kFp32: return 4;
+    case ElemFormat::kBf16: return 2;
+    default: return 1;
+  }
+}
+
+// The FP8 checks of gemm: operand and output formats agree, the device has the modes, and the
+// FP output stage's scale / bias counts.
+void check_fp_stage(const Capabilities& cap, const GemmOptions& opt, uint64_t N) {
+  const bool fp = is_fp8(opt.a.format) || is_fp8(opt.w.format);
+  if (fp != (is_fp8(opt.a.format) && is_fp8(opt.w.format))) {
+    bad("gemm: A and W must both be integer or both FP8 (E4M3 / E5M2)");
+  }
+  const OutputStage& o = opt.out;
+  if (!fp) {
+    if (o.format != ElemFormat::kInt) {
+      bad("gemm: an FP output format needs FP8 operands (integer sums are not FP32)");
+    }
+    return;
+  }
+  if (!cap.tensor_fp) {
+    throw Error(Errc::kUnsupported,
+                "gemm: this device has no FP8 tensor modes (CAP4.fp = 0: the board build leaves "
+                "them out); use integer operands or a sim:// / ref:// device");
+  }
+  if (o.format == ElemFormat::kInt) {
+    bad("gemm: FP8 operands need an FP output format (out.format kFp32, kBf16, kE4m3 or kE5m2)");
+  }
+  if (!o.scale.empty() && o.scale.size() != 1 && o.scale.size() != N) {
+    bad("gemm: scale has " + std::to_string(o.scale.size()) + " values; give N = " +
+        std::to_string(N) + ", 1 or none");
+  }
+  if (!o.fp_bias.empty() && o.fp_bias.size() != N) {
+    bad("gemm: fp_bias has " + std::to_string(o.fp_bias.size()) + " values; give N = " +
+        std::to_string(N) + " or none");
+  }
+}
+
+// Runs one GEMM; `esize` bytes per result element (out_element_bytes); the result row-major
+// into out_bytes.
 OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<const uint8_t> a,
                  std::span<const uint8_t> w, uint8_t* out_bytes, uint32_t esize,
                  const GemmOptions& opt) {
@@ -591,14 +648,25 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
   check_operand("A", opt.a);
   check_operand("W", opt.w);
   const OutputStage& o = opt.out;
-  const bool int32_out = o.mode == StoreMode::kInt32;
-  if (int32_out != (esize == 4)) {
+  check_fp_stage(cap, opt, N);
+  const bool fp = o.format != ElemFormat::kInt;
+  const bool int32_out = !fp && o.mode == StoreMode::kInt32;
+  if (fp && out_element_bytes(o) != esize) {
+    bad("gemm: output format " + std::to_string(int(o.format)) + " needs " +
+        (o.format == ElemFormat::kFp32   ? "a float"
+         : o.format == ElemFormat::kBf16 ? "a uint16_t (BF16)"
+                                         : "a uint8_t (FP8)") +
+        " output span");
+  }
+  if (!fp && int32_out != (esize == 4)) {
     bad(int32_out ? "gemm: mode kInt32 needs an int32 output span"
                   : "gemm: 8-bit modes need a uint8 output span (use mode kInt32 for INT32 out)");
   }
-  const detail::Clamp clamp = detail::check_output_stage(o, N, int32_out, "gemm");
+  if (!fp && esize == 2) bad("gemm: a uint16_t output span needs out.format kBf16");
+  const detail::Clamp clamp =
+      fp ? detail::Clamp{} : detail::check_output_stage(o, N, int32_out, "gemm");
   // Sizes against the arena and this host before anything is allocated.
-  check_fits(dev, M, N, K, int32_out, gemm_what(M, N, K));
+  check_fits(dev, M, N, K, esize > 1, gemm_what(M, N, K));
   if (opt.progress) opt.progress(0.0);
 
   const Plan p = make_plan(cap, M, N, K, opt);
@@ -611,8 +679,10 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
   Buffer o_buf = dev.alloc(p.nst * M * sb, kBufAlign);
 
   // ---- host buffers: A packed per k-tile, W per strip, parameters per column, output per strip
-  const uint8_t a_pad = static_cast<uint8_t>(opt.a.zero_point);
-  const uint8_t w_pad = static_cast<uint8_t>(opt.w.zero_point);
+  // Padding beyond K and N: the zero point (integer), +0 (FP8: the device skips a short tile's
+  // missing weight rows anyway, and columns beyond N are not stored).
+  const uint8_t a_pad = fp ? 0 : static_cast<uint8_t>(opt.a.zero_point);
+  const uint8_t w_pad = fp ? 0 : static_cast<uint8_t>(opt.w.zero_point);
   std::vector<uint8_t> a_pk(p.kt * M * B, 0);
   for (uint64_t t = 0; t < p.kt; ++t) {
     for (uint64_t m = 0; m < M; ++m) {
@@ -704,6 +774,8 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
     c.w_signed = opt.w.is_signed;
     c.a_zp = static_cast<uint8_t>(opt.a.zero_point);
     c.w_zp = static_cast<uint8_t>(opt.w.zero_point);
+    c.a_fmt = opt.a.format;
+    c.w_fmt = opt.w.format;
     std::vector<Span> rd = {
         {0, st.a_spad, st.a_spad + uint64_t{st.nt - 1} * st.a_tile_stride + pr.rows},
         {0, c.w_addr, c.w_addr + uint64_t{st.k}}};
@@ -718,8 +790,10 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
     sa.m = pr.rows;
     sa.acc_addr = pr.bank * p.half;
     sa.n = static_cast<uint32_t>(std::min<uint64_t>(C, N - uint64_t{pr.strip} * C));
-    sa.mode = o.mode;
-    sa.pack = !int32_out;
+    sa.mode = fp ? StoreMode::kInt32 : o.mode;
+    sa.pack = esize < 4;
+    sa.out_fmt = o.format;
+    sa.relu = fp && o.relu;
     sa.load_params = true;
     sa.params_addr = p.p_lo + pair_pbuf[q] * C;
     sa.zp = int32_out ? 0 : o.zero_point;
@@ -861,6 +935,19 @@ void check_conv(Device& dev, const Conv2dShape& s, size_t in_size, size_t f_size
   check_fits(dev, g.m, g.n, g.k, int32_out, conv_what(s, g));
 }
 
+// conv2d on the host side: im2col (padding with the input zero point; FP8 operands have 0, so
+// +0), the filter as W, then gemm into `out` (its element type picks the gemm overload).
+template <class T>
+OpStats conv2d_by_im2col(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
+                         std::span<const uint8_t> filter, std::span<T> out,
+                         const GemmOptions& opt) {
+  check_conv(dev, s, input.size(), filter.size(), out.size(), sizeof(T) > 1);
+  if (opt.progress) opt.progress(0.0);
+  const auto cols = im2col(s, input, static_cast<uint8_t>(opt.a.zero_point));
+  const auto w = filter_to_gemm(s, filter);
+  return gemm(dev, s.n * s.out_h() * s.out_w(), s.c_out, s.kh * s.kw * s.c_in, cols, w, out, opt);
+}
+
 }  // namespace
 
 OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
@@ -872,26 +959,44 @@ OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
 OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
              std::span<const uint8_t> w, std::span<int32_t> out, const GemmOptions& opt) {
   if (m >= 1 && n >= 1 && out.size() != size_t(m) * n) bad("gemm: out must hold M*N values");
+  if (opt.out.format != ElemFormat::kInt) bad("gemm: an FP output format needs a float span");
   return run_gemm(dev, m < 0 ? 0 : m, n < 0 ? 0 : n, k < 0 ? 0 : k, a, w,
                   reinterpret_cast<uint8_t*>(out.data()), 4, opt);
 }
 
+OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
+             std::span<const uint8_t> w, std::span<float> out, const GemmOptions& opt) {
+  if (m >= 1 && n >= 1 && out.size() != size_t(m) * n) bad("gemm: out must hold M*N values");
+  if (opt.out.format != ElemFormat::kFp32) bad("gemm: a float output span needs format kFp32");
+  return run_gemm(dev, m < 0 ? 0 : m, n < 0 ? 0 : n, k < 0 ? 0 : k, a, w,
+                  reinterpret_cast<uint8_t*>(out.data()), 4, opt);
+}
+
+OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
+             std::span<const uint8_t> w, std::span<uint16_t> out, const GemmOptions& opt) {
+  if (m >= 1 && n >= 1 && out.size() != size_t(m) * n) bad("gemm: out must hold M*N values");
+  return run_gemm(dev, m < 0 ? 0 : m, n < 0 ? 0 : n, k < 0 ? 0 : k, a, w,
+                  reinterpret_cast<uint8_t*>(out.data()), 2, opt);
+}
+
 OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
                std::span<const uint8_t> filter, std::span<uint8_t> out, const GemmOptions& opt) {
-  check_conv(dev, s, input.size(), filter.size(), out.size(), false);
-  if (opt.progress) opt.progress(0.0);
-  const auto cols = im2col(s, input, static_cast<uint8_t>(opt.a.zero_point));
-  const auto w = filter_to_gemm(s, filter);
-  return gemm(dev, s.n * s.out_h() * s.out_w(), s.c_out, s.kh * s.kw * s.c_in, cols, w, out, opt);
+  return conv2d_by_im2col(dev, s, input, filter, out, opt);
 }
 
 OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
                std::span<const uint8_t> filter, std::span<int32_t> out, const GemmOptions& opt) {
-  check_conv(dev, s, input.size(), filter.size(), out.size(), true);
-  if (opt.progress) opt.progress(0.0);
-  const auto cols = im2col(s, input, static_cast<uint8_t>(opt.a.zero_point));
-  const auto w = filter_to_gemm(s, filter);
-  return gemm(dev, s.n * s.out_h() * s.out_w(), s.c_out, s.kh * s.kw * s.c_in, cols, w, out, opt);
+  return conv2d_by_im2col(dev, s, input, filter, out, opt);
+}
+
+OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
+               std::span<const uint8_t> filter, std::span<float> out, const GemmOptions& opt) {
+  return conv2d_by_im2col(dev, s, input, filter, out, opt);
+}
+
+OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
+               std::span<const uint8_t> filter, std::span<uint16_t> out, const GemmOptions& opt) {
+  return conv2d_by_im2col(dev, s, input, filter, out, opt);
 }
 
 void gemm_check_size(Device& dev, int64_t m, int64_t n, int64_t k, StoreMode mode) {

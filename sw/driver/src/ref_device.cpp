@@ -28,6 +28,7 @@
 #include "weft/sim/host_memory.hpp"
 #include "uri_options.hpp"
 #include "weft/descriptor.hpp"
+#include "weft/golden/fp.hpp"
 #include "weft/golden/quant.hpp"
 #include "weft/golden/simt.hpp"
 
@@ -39,6 +40,34 @@ enum class Engine { kNone, kLoad, kCompute, kStore, kSimt };
 // Warp instructions after which a launch without max_issues stops with StepLimit (the golden
 // model's default): a hung kernel cannot hang the host.
 constexpr uint64_t kRefMaxIssues = 50'000'000;
+
+// The tensor unit's FP8 modes (CAP4.fp): ref:// always models them, as weft_top's default
+// (TensorFp = 1) builds them.
+constexpr bool kTensorFp = true;
+
+// An FP8 operand format the array multiplies (either mix), present only with the FP modes.
+bool fp8_operand(ElemFormat f) {
+  return kTensorFp && (f == ElemFormat::kE4m3 || f == ElemFormat::kE5m2);
+}
+
+// COMPUTE's operand formats: both INT (the integer path) or both FP8.
+bool compute_formats_ok(ElemFormat a, ElemFormat w) {
+  return (a == ElemFormat::kInt && w == ElemFormat::kInt) || (fp8_operand(a) && fp8_operand(w));
+}
+
+// STORE_ACC's output format: INT, or (with the FP modes) FP32, BF16, E4M3, E5M2; FP32 has no
+// packed form.
+bool store_format_ok(ElemFormat f, bool pack) {
+  if (f > ElemFormat::kFp32 || (f != ElemFormat::kInt && !kTensorFp)) return false;
+  return !(pack && f == ElemFormat::kFp32);
+}
+
+// Bytes of one STORE_ACC output row (weft_pkg::sacc_row_bytes): a 32-bit word per column, or
+// packed one byte (INT, FP8) or two (BF16) per column.
+uint64_t store_row_bytes(bool pack, ElemFormat f, uint64_t n) {
+  if (!pack) return 4 * n;
+  return f == ElemFormat::kBf16 ? 2 * n : n;
+}
 
 Engine engine_of(Opcode op) {
   switch (op) {
@@ -159,7 +188,8 @@ class RefDevice final : public Backend {
       case kCap3:
         return simt_warps_ ? simt_warps_ | (simt_threads_ << 8) | (simt_dmem_kib_ << 16) : 0;
       case kCap4:
-        return simt_warps_ ? simt_imem_kib_ | (kSimtBanks << 16) : 0;
+        return (simt_warps_ ? simt_imem_kib_ | (kSimtBanks << 16) : 0) |
+               (kTensorFp ? regs::cap4::kFpMask : 0);
       case kCtrl:
         return enable_ ? kCtrlEnable : 0;
       case kStatus:
@@ -424,6 +454,7 @@ class RefDevice final : public Backend {
         const uint64_t m = c.m, k = c.k, acc = c.acc_addr;
         if (m == 0 || m > half || k == 0 || k > kMax20) return {ErrorCode::kSize, 0};
         if (acc >= acc_rows_ || acc % half + m > half) return {ErrorCode::kAccRange, 0};
+        if (!compute_formats_ok(c.a_fmt, c.w_fmt)) return {ErrorCode::kParam, 0};
         const uint64_t kt = (k + rows_ - 1) / rows_;
         uint64_t max_line = 0;
         for (uint64_t t = (kt >= 2 ? kt - 2 : 0); t < kt; ++t) {
@@ -442,10 +473,11 @@ class RefDevice final : public Backend {
         if (m == 0 || m > half || n == 0 || n > cols_) return {ErrorCode::kSize, 0};
         if (addr % bus_ || hs % bus_) return {ErrorCode::kAlign, addr};
         if (acc >= acc_rows_ || acc % half + m > half) return {ErrorCode::kAccRange, 0};
+        if (!store_format_ok(s.out_fmt, s.pack)) return {ErrorCode::kParam, 0};
         if (s.load_params && uint64_t{s.params_addr} + cols_ > spad_lines_) {
           return {ErrorCode::kSpadRange, 0};
         }
-        return check_2d(addr, s.pack ? n : 4 * n, m, hs, true);
+        return check_2d(addr, store_row_bytes(s.pack, s.out_fmt, n), m, hs, true);
       }
       case Opcode::kSimtLaunch: {
         if (!simt_warps_) return {ErrorCode::kOpcode, 0};
@@ -571,6 +603,20 @@ class RefDevice final : public Backend {
 
   void compute(const Descriptor& d) {
     const auto c = d.operands<ComputeArgs>();
+    // Validated: a_fmt and w_fmt are both INT or both FP8. The cost is the same in both.
+    if (c.a_fmt == ElemFormat::kInt) {
+      compute_int(c);
+    } else {
+      compute_fp(c);
+    }
+    const uint64_t m = c.m, kt = (uint64_t{c.k} + rows_ - 1) / rows_;
+    const uint64_t cyc = m * kt + rows_ + cols_;
+    cost_ += cyc;
+    perf_[kComputeBusy] += cyc;
+    perf_[kMacs] += m * kt * rows_ * cols_;
+  }
+
+  void compute_int(const ComputeArgs& c) {
     const uint32_t a_addr = c.a_addr, a_rs = c.a_row_stride, a_ts = c.a_tile_stride;
     const uint32_t w_addr = c.w_addr, w_rs = c.w_row_stride, w_ts = c.w_tile_stride;
     const uint32_t m = c.m, k = c.k, acc_addr = c.acc_addr;
@@ -604,10 +650,52 @@ class RefDevice final : public Backend {
         }
       }
     }
-    const uint64_t cyc = uint64_t{m} * kt + rows_ + cols_;
-    cost_ += cyc;
-    perf_[kComputeBusy] += cyc;
-    perf_[kMacs] += uint64_t{m} * kt * rows_ * cols_;
+  }
+
+  // COMPUTE in the FP8 formats, tile by tile as the array sums: golden::gemm_fp over one k-tile
+  // (its fma chain from +0 down the tile's lanes), added in float32 to the FP32 sums the
+  // accumulator rows hold as bits (or replacing them in tile 0 without `accumulate`). Only the
+  // lanes k < K of a short last tile take part, whatever A holds in the others; the columns past
+  // the weight data are computed too (their weight bytes, 0x00 when unwritten, decode to +0).
+  void compute_fp(const ComputeArgs& c) {
+    const uint32_t a_addr = c.a_addr, a_rs = c.a_row_stride, a_ts = c.a_tile_stride;
+    const uint32_t w_addr = c.w_addr, w_rs = c.w_row_stride, w_ts = c.w_tile_stride;
+    const uint32_t m = c.m, k = c.k, acc_addr = c.acc_addr;
+    // ElemFormat and golden::FpFormat share their numbering (E4M3 = 1, E5M2 = 2).
+    const auto af = static_cast<golden::FpFormat>(c.a_fmt);
+    const auto wf = static_cast<golden::FpFormat>(c.w_fmt);
+    const uint32_t kt = (k + rows_ - 1) / rows_;
+    std::vector<uint32_t> a, w;
+    std::vector<float> c_in;
+    for (uint32_t t = 0; t < kt; ++t) {
+      const uint32_t kr = std::min(rows_, k - t * rows_);
+      a.assign(size_t{m} * kr, 0);
+      w.assign(size_t{kr} * cols_, 0);
+      for (uint32_t j = 0; j < m; ++j) {
+        const uint8_t* l = line(uint64_t{a_addr} + uint64_t{t} * a_ts + uint64_t{j} * a_rs);
+        for (uint32_t r = 0; r < kr; ++r) a[size_t{j} * kr + r] = l[r];
+      }
+      for (uint32_t r = 0; r < kr; ++r) {
+        const uint8_t* l = line(uint64_t{w_addr} + uint64_t{t} * w_ts + uint64_t{r} * w_rs);
+        for (uint32_t col = 0; col < cols_; ++col) w[size_t{r} * cols_ + col] = l[col];
+      }
+      const bool add = t > 0 || c.accumulate;
+      c_in.assign(add ? size_t{m} * cols_ : 0, 0.0f);
+      for (uint32_t j = 0; add && j < m; ++j) {
+        const int32_t* row = acc_row(acc_addr, j);
+        for (uint32_t col = 0; col < cols_; ++col) {
+          c_in[size_t{j} * cols_ + col] = std::bit_cast<float>(row[col]);
+        }
+      }
+      const std::vector<float> sum =
+          golden::gemm_fp(a, w, int(m), int(kr), int(cols_), af, wf, int(rows_), add, c_in);
+      for (uint32_t j = 0; j < m; ++j) {
+        int32_t* row = acc_row(acc_addr, j);
+        for (uint32_t col = 0; col < cols_; ++col) {
+          row[col] = static_cast<int32_t>(golden::fp32_bits(sum[size_t{j} * cols_ + col]));
+        }
+      }
+    }
   }
 
   // golden::postprocess, extended to the inputs it rejects but the RTL computes as
@@ -640,7 +728,9 @@ class RefDevice final : public Backend {
     const uint32_t hs = s.host_stride, m = s.m, acc_addr = s.acc_addr, n = s.n;
     const auto mode = static_cast<golden::RequantMode>(s.mode);
     const bool pack = s.pack, load = s.load_params;
-    const uint32_t row_bytes = pack ? n : 4 * n;
+    const ElemFormat fmt = s.out_fmt;  // validated: INT, or an FP format (FP32 unpacked)
+    const bool fp = fmt != ElemFormat::kInt;
+    const auto row_bytes = static_cast<uint32_t>(store_row_bytes(pack, fmt, n));
     const uint64_t beats = uint64_t{m} * ((row_bytes + bus_ - 1) / bus_);
     cost_ += 16 + beats;
     perf_[kStoreBusy] += 16 + beats;
@@ -650,12 +740,14 @@ class RefDevice final : public Backend {
     }
     // PARAM: a TFLite mode uses the shifts of columns c < n, which must lie in [-31, 30]; the
     // 6-bit field also holds -32 and 31. Found before any row is stored (the parameters stay
-    // loaded); ERR_ADDR = the first such column. ONNX and INT32 do not read the shift.
+    // loaded); ERR_ADDR = the first such column. ONNX, INT32 and the FP formats (mode ignored)
+    // do not read the shift.
     const auto shift_of = [](const ColumnParams& p) {
       const int32_t s = p.shift & 0x3f;
       return s >= 32 ? s - 64 : s;
     };
-    if (mode == golden::RequantMode::kTfliteDouble || mode == golden::RequantMode::kTfliteSingle) {
+    if (!fp && (mode == golden::RequantMode::kTfliteDouble ||
+                mode == golden::RequantMode::kTfliteSingle)) {
       for (uint32_t c = 0; c < n; ++c) {
         const int32_t s = shift_of(params_[c]);
         if (s < -31 || s > 30) return {ErrorCode::kParam, c};
@@ -671,6 +763,10 @@ class RefDevice final : public Backend {
     for (uint32_t j = 0; j < m; ++j) {
       const int32_t* row = acc_row(acc_addr, j);
       for (uint32_t c = 0; c < n; ++c) {
+        if (fp) {
+          store_fp(row[c], params_[c], fmt, s.relu, pack, bytes.data(), c);
+          continue;
+        }
         golden::ChannelParams ch;
         ch.bias = params_[c].bias;
         ch.multiplier = static_cast<int32_t>(params_[c].mult);
@@ -686,6 +782,27 @@ class RefDevice final : public Backend {
       dev_write(addr + uint64_t{j} * hs, bytes.data(), row_bytes);
     }
     return {};
+  }
+
+  // One column of a STORE_ACC in an FP format: the accumulator's FP32 sum scaled and biased by
+  // the column's FP32 scale (the multiplier word) and bias (golden::fp_postprocess), converted.
+  // Into column c of the output row `out`: unpacked, the encoding in the low bits of a 32-bit
+  // little-endian word (upper bits zero); packed, its one (FP8) or two (BF16) bytes.
+  static void store_fp(int32_t acc, const ColumnParams& p, ElemFormat fmt, bool relu, bool pack,
+                       uint8_t* out, uint32_t c) {
+    const float y = golden::fp_postprocess(std::bit_cast<float>(acc), std::bit_cast<float>(p.mult),
+                                           std::bit_cast<float>(p.bias), relu);
+    const uint32_t v = fmt == ElemFormat::kFp32
+                           ? golden::fp32_bits(y)
+                           : golden::fp_encode(y, static_cast<golden::FpFormat>(fmt));
+    if (!pack) {
+      for (int b = 0; b < 4; ++b) out[4 * c + b] = static_cast<uint8_t>(v >> (8 * b));
+    } else if (fmt == ElemFormat::kBf16) {
+      out[2 * c] = static_cast<uint8_t>(v);
+      out[2 * c + 1] = static_cast<uint8_t>(v >> 8);
+    } else {
+      out[c] = static_cast<uint8_t>(v);
+    }
   }
 
   // ---------------------------------------------------------------- queue

@@ -50,6 +50,15 @@ enum class StoreMode : uint8_t {
   kInt32 = 3,  // INT32 out: accumulator + bias
 };
 
+// Element formats of the tensor unit (COMPUTE `a_fmt` / `w_fmt`, STORE_ACC `out_fmt`; weft_fp_pkg, weft::golden::FpFormat).
+enum class ElemFormat : uint8_t {
+  kInt = 0,  // integer: int8 / uint8 operands (`a_signed`, zero points), INT32 results through `mode`
+  kE4m3 = 1,  // OCP FP8 E4M3FN: bias 7, no infinities, max 448
+  kE5m2 = 2,  // OCP FP8 E5M2: bias 15, IEEE infinities and NaNs, max 57344
+  kBf16 = 3,  // bfloat16 (the upper half of an FP32)
+  kFp32 = 4,  // IEEE binary32 (STORE_ACC `out_fmt` only)
+};
+
 constexpr std::string_view opcode_name(Opcode v) {
   switch (v) {
     case Opcode::kNop: return "NOP";
@@ -189,6 +198,8 @@ struct ComputeArgs {
   bool w_signed = true;  // w_signed: W is int8 (else uint8)
   uint8_t a_zp{};  // a_zp: zero point of A, in A's type
   uint8_t w_zp{};  // w_zp: zero point of W, in W's type
+  ElemFormat a_fmt = ElemFormat::kInt;  // a_fmt: element format of A: INT, E4M3 or E5M2 (BF16 and FP32: PARAM); INT exactly when w_fmt is INT, else PARAM
+  ElemFormat w_fmt = ElemFormat::kInt;  // w_fmt: element format of W, as a_fmt; FP formats may mix (E4M3 x E5M2)
 
   // The opcodes whose operands this layout is.
   static constexpr std::array<Opcode, 1> kOpcodes{Opcode::kCompute};
@@ -209,6 +220,8 @@ struct ComputeArgs {
     desc_detail::put(w, 11, 2, 1, static_cast<uint64_t>(w_signed));
     desc_detail::put(w, 11, 8, 8, static_cast<uint64_t>(a_zp));
     desc_detail::put(w, 11, 16, 8, static_cast<uint64_t>(w_zp));
+    desc_detail::put(w, 11, 24, 3, static_cast<uint64_t>(a_fmt));
+    desc_detail::put(w, 11, 27, 3, static_cast<uint64_t>(w_fmt));
   }
   static constexpr ComputeArgs decode(const DescriptorWords& w) {
     ComputeArgs v;
@@ -226,6 +239,8 @@ struct ComputeArgs {
     v.w_signed = desc_detail::get(w, 11, 2, 1) != 0;
     v.a_zp = static_cast<uint8_t>(desc_detail::get(w, 11, 8, 8));
     v.w_zp = static_cast<uint8_t>(desc_detail::get(w, 11, 16, 8));
+    v.a_fmt = static_cast<ElemFormat>(desc_detail::get(w, 11, 24, 3));
+    v.w_fmt = static_cast<ElemFormat>(desc_detail::get(w, 11, 27, 3));
     return v;
   }
 };
@@ -240,7 +255,9 @@ struct StoreAccArgs {
   StoreMode mode = StoreMode::kInt32;  // mode (0 TFLite double, 1 TFLite single, 2 ONNX, 3 none/INT32)
   bool pack = false;  // pack: INT8 out (one byte per column)
   bool load_params = false;  // load_params: load the per-column parameters from params_addr first
-  uint32_t params_addr{};  // params_addr (line): with load_params: cols lines, line c = {bias[31:0], mult/scale[63:32], shift[69:64]} of column c (ranges below)
+  ElemFormat out_fmt = ElemFormat::kInt;  // out_fmt: INT: integer post-processing (mode); FP32, BF16, E4M3, E5M2: the accumulators hold FP32 sums, out = relu?(acc x scale + bias) in FP32, converted (BF16 and FP8 round to nearest even; FP8 saturates); pack: FP8 one byte, BF16 two bytes per column
+  bool relu = false;  // relu: FP formats: negative results (and -0) become +0
+  uint32_t params_addr{};  // params_addr (line): with load_params: cols lines, line c = {bias[31:0], mult/scale[63:32], shift[69:64]} of column c (ranges below; FP formats: bias and scale are FP32)
   int32_t zp{};  // zp (output zero point): any int32
   int32_t act_min = INT32_MIN;  // act_min: any int32
   int32_t act_max = INT32_MAX;  // act_max: any int32
@@ -258,6 +275,8 @@ struct StoreAccArgs {
     desc_detail::put(w, 8, 0, 2, static_cast<uint64_t>(mode));
     desc_detail::put(w, 8, 2, 1, static_cast<uint64_t>(pack));
     desc_detail::put(w, 8, 3, 1, static_cast<uint64_t>(load_params));
+    desc_detail::put(w, 8, 4, 3, static_cast<uint64_t>(out_fmt));
+    desc_detail::put(w, 8, 7, 1, static_cast<uint64_t>(relu));
     desc_detail::put(w, 9, 0, 32, static_cast<uint64_t>(params_addr));
     desc_detail::put(w, 10, 0, 32, static_cast<uint32_t>(zp));
     desc_detail::put(w, 11, 0, 32, static_cast<uint32_t>(act_min));
@@ -273,6 +292,8 @@ struct StoreAccArgs {
     v.mode = static_cast<StoreMode>(desc_detail::get(w, 8, 0, 2));
     v.pack = desc_detail::get(w, 8, 2, 1) != 0;
     v.load_params = desc_detail::get(w, 8, 3, 1) != 0;
+    v.out_fmt = static_cast<ElemFormat>(desc_detail::get(w, 8, 4, 3));
+    v.relu = desc_detail::get(w, 8, 7, 1) != 0;
     v.params_addr = static_cast<uint32_t>(desc_detail::get(w, 9, 0, 32));
     v.zp = static_cast<int32_t>(desc_detail::get(w, 10, 0, 32));
     v.act_min = static_cast<int32_t>(desc_detail::get(w, 11, 0, 32));

@@ -45,6 +45,7 @@ struct WEFT_API Capabilities {
   uint32_t simt_warps = 0, simt_threads = 0;          // launch shape limits
   uint32_t simt_dmem_bytes = 0, simt_imem_bytes = 0;  // data / instruction memory
   uint32_t simt_dmem_banks = 0;                       // data memory banks (32-bit interleaved)
+  bool tensor_fp = false;  // CAP4.fp: the tensor unit's FP8 modes (ElemFormat E4M3 / E5M2)
   bool has_simt() const { return simt_warps != 0; }
   std::string to_string() const;
 };

@@ -25,10 +25,14 @@
 
 namespace weft {
 
-// How an 8-bit operand is read: int8 or uint8, minus its zero point (in the operand's range).
+// How an 8-bit operand is read: int8 or uint8, minus its zero point (in the operand's range),
+// or (format kE4m3 / kE5m2, on a device with Capabilities::tensor_fp) an OCP FP8 encoding, one
+// byte per element; is_signed and zero_point are then unused (zero_point must be 0). A and W
+// are both integer or both FP8; the two FP8 formats may mix (docs/tensor-unit.md).
 struct Operand {
   bool is_signed = true;
   int32_t zero_point = 0;
+  ElemFormat format = ElemFormat::kInt;
 };
 
 // The declared type of an 8-bit output. kUnspecified: the clamp [act_min, act_max] alone says
@@ -51,6 +55,14 @@ struct OutputStage {
   // output type's range (int8 -128..127, uint8 0..255) in. Ignored in kInt32 mode.
   int32_t act_min = -128, act_max = 127;
   OutputType type = OutputType::kUnspecified;  // 8-bit modes: see OutputType
+  // FP8 operands: the accumulators hold FP32 sums and `format` says what is stored: kFp32 (a
+  // float per element), kBf16 (uint16_t), kE4m3 / kE5m2 (one byte). Per column:
+  //   y = relu?(fl32(fl32(acc * scale) + fp_bias)), then rounded to nearest even into `format`
+  //   (FP8 saturating to +-max as ONNX Cast saturate=1). scale: N values, 1, or none (1.0);
+  //   fp_bias: N values or none (0.0). mode, bias, zero_point and the clamp are unused.
+  ElemFormat format = ElemFormat::kInt;
+  std::vector<float> fp_bias;
+  bool relu = false;
 };
 
 // The ONNX QLinearConv / QLinearMatMul output scale as onnxruntime computes it, in float32:
@@ -111,6 +123,12 @@ WEFT_API OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t>
 // INT32 out (mode must be kInt32): `out` holds M*N values.
 WEFT_API OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
                       std::span<const uint8_t> w, std::span<int32_t> out, const GemmOptions& opt);
+// FP8 operands with out.format kFp32: `out` holds M*N floats; kBf16: M*N BF16 encodings.
+// (FP8 out, kE4m3 / kE5m2, takes the uint8_t overload: M*N bytes.)
+WEFT_API OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
+                      std::span<const uint8_t> w, std::span<float> out, const GemmOptions& opt);
+WEFT_API OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
+                      std::span<const uint8_t> w, std::span<uint16_t> out, const GemmOptions& opt);
 
 struct Conv2dShape {
   int n = 1, h = 1, w = 1, c_in = 1;  // input NHWC
@@ -134,6 +152,14 @@ WEFT_API OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8
                         const GemmOptions& opt);
 WEFT_API OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
                         std::span<const uint8_t> filter, std::span<int32_t> out,
+                        const GemmOptions& opt);
+// FP8 input and filter (opt.a / opt.w formats; padding is +0): FP32 out (opt.out.format kFp32)
+// or BF16 out (kBf16); FP8 out takes the uint8_t overload.
+WEFT_API OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
+                        std::span<const uint8_t> filter, std::span<float> out,
+                        const GemmOptions& opt);
+WEFT_API OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
+                        std::span<const uint8_t> filter, std::span<uint16_t> out,
                         const GemmOptions& opt);
 
 // ---- Device-resident tensors and implicit-GEMM convolution (docs/driver.md)

@@ -1,0 +1,220 @@
+// FP8 tensor modes through whole devices (ref://, ref:// in random order, sim:// plain and with
+// back-pressure): random GEMMs in every operand format pair and every output format, compared
+// bit for bit with weft::golden (gemm_fp, fp_postprocess, fp_encode: sw/golden/.../fp.hpp), and
+// the descriptor fields the device must refuse (PARAM) or the driver must refuse (bad argument).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends.hpp"
+#include "weft/golden/fp.hpp"
+#include "weft/weft.hpp"
+
+namespace {
+using weft::ElemFormat;
+using weft::ErrorCode;
+namespace g = weft::golden;
+
+const char* fmt_name(ElemFormat f) {
+  switch (f) {
+    case ElemFormat::kE4m3: return "E4M3";
+    case ElemFormat::kE5m2: return "E5M2";
+    case ElemFormat::kBf16: return "BF16";
+    case ElemFormat::kFp32: return "FP32";
+    default: return "INT";
+  }
+}
+
+bool fp8_special(uint8_t b, ElemFormat f) {
+  return f == ElemFormat::kE4m3 ? (b & 0x7f) == 0x7f : (b & 0x7c) == 0x7c;
+}
+
+class FpSystem : public weft::tb::system::DeviceTest {
+ protected:
+  void SetUp() override {
+    DeviceTest::SetUp();
+    if (!dev_->caps().tensor_fp) GTEST_SKIP() << "this device has no FP8 modes (CAP4.fp = 0)";
+  }
+
+  // n FP8 encodings of format f; without specials, NaN and Inf codes are drawn again.
+  std::vector<uint8_t> rand_fp8(size_t n, ElemFormat f, bool specials) {
+    std::vector<uint8_t> v(n);
+    for (auto& b : v) {
+      do {
+        b = static_cast<uint8_t>(rand_int(0, 255));
+      } while (!specials && fp8_special(b, f));
+    }
+    return v;
+  }
+
+  // One GEMM on the device against the golden rule; returns the elements compared.
+  size_t check(int m, int n, int k, ElemFormat af, ElemFormat wf, ElemFormat of, bool specials) {
+    SCOPED_TRACE(std::string("M=") + std::to_string(m) + " N=" + std::to_string(n) +
+                 " K=" + std::to_string(k) + " " + fmt_name(af) + " x " + fmt_name(wf) + " -> " +
+                 fmt_name(of));
+    const auto a = rand_fp8(size_t(m) * k, af, specials);
+    const auto w = rand_fp8(size_t(k) * n, wf, specials);
+    weft::GemmOptions opt;
+    opt.a.format = af;
+    opt.w.format = wf;
+    opt.out.format = of;
+    opt.out.relu = rand_int(0, 1) == 1;
+    std::uniform_real_distribution<float> scale_d(0.25f, 4.0f), bias_d(-100.0f, 100.0f);
+    const int scales = rand_int(0, 2);  // none, one, per column
+    for (int i = 0; i < (scales == 2 ? n : scales); ++i) opt.out.scale.push_back(scale_d(rng_));
+    if (rand_int(0, 1)) {
+      for (int i = 0; i < n; ++i) opt.out.fp_bias.push_back(bias_d(rng_));
+    }
+
+    const std::vector<uint32_t> ab(a.begin(), a.end()), wb(w.begin(), w.end());
+    const auto acc = g::gemm_fp(ab, wb, m, k, n, static_cast<g::FpFormat>(af),
+                                static_cast<g::FpFormat>(wf), int(dev_->caps().rows));
+    std::vector<uint32_t> want(acc.size());
+    for (size_t i = 0; i < acc.size(); ++i) {
+      const int col = int(i % n);
+      const float s = opt.out.scale.empty()        ? 1.0f
+                      : opt.out.scale.size() == 1 ? opt.out.scale[0]
+                                                  : opt.out.scale[col];
+      const float b = opt.out.fp_bias.empty() ? 0.0f : opt.out.fp_bias[col];
+      const float y = g::fp_postprocess(acc[i], s, b, opt.out.relu);
+      want[i] = of == ElemFormat::kFp32 ? g::fp32_bits(y)
+                                        : g::fp_encode(y, static_cast<g::FpFormat>(of));
+    }
+
+    std::vector<uint32_t> got(want.size());
+    weft::OpStats st;
+    if (of == ElemFormat::kFp32) {
+      std::vector<float> out(want.size());
+      st = weft::gemm(*dev_, m, n, k, a, w, out, opt);
+      for (size_t i = 0; i < out.size(); ++i) got[i] = std::bit_cast<uint32_t>(out[i]);
+    } else if (of == ElemFormat::kBf16) {
+      std::vector<uint16_t> out(want.size());
+      st = weft::gemm(*dev_, m, n, k, a, w, out, opt);
+      got.assign(out.begin(), out.end());
+    } else {
+      std::vector<uint8_t> out(want.size());
+      st = weft::gemm(*dev_, m, n, k, a, w, out, opt);
+      got.assign(out.begin(), out.end());
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (got[i] != want[i] && bad++ < 5) {
+        ADD_FAILURE() << "C[" << i / n << "][" << i % n << "] = 0x" << std::hex << got[i]
+                      << ", golden 0x" << want[i] << " (FP32 sum " << acc[i] << ")";
+      }
+    }
+    EXPECT_EQ(bad, 0u) << st.schedule;
+    return got.size();
+  }
+
+  // Submits `bad` and expects PARAM at its index, then resets the queue.
+  void expect_param(const weft::Descriptor& bad, const char* what) {
+    SCOPED_TRACE(what);
+    auto& q = dev_->queue();
+    const uint64_t index = q.submit(bad);
+    try {
+      q.wait(index);
+      ADD_FAILURE() << "no error reported";
+    } catch (const weft::Error& e) {
+      EXPECT_EQ(e.code(), weft::to_errc(ErrorCode::kParam)) << e.what();
+      EXPECT_EQ(e.index(), index) << e.what();
+    }
+    q.reset();
+  }
+};
+
+constexpr ElemFormat kFp8[] = {ElemFormat::kE4m3, ElemFormat::kE5m2};
+constexpr ElemFormat kOut[] = {ElemFormat::kFp32, ElemFormat::kBf16, ElemFormat::kE4m3,
+                               ElemFormat::kE5m2};
+
+TEST_P(FpSystem, Fp8GemmsMatchGoldenInEveryFormatPairAndOutput) {
+  const int rows = int(dev_->caps().rows), cols = int(dev_->caps().cols);
+  for (ElemFormat af : kFp8) {
+    for (ElemFormat wf : kFp8) {
+      size_t compared = 0;
+      for (ElemFormat of : kOut) {
+        // Shapes around the array's edges: a short last k-tile, a partial column strip.
+        const int m = sim() ? rand_int(1, 24) : rand_int(1, 80);
+        const int n = rand_int(1, cols + cols / 2);
+        const int k = rand_int(1, (sim() ? 2 : 5) * rows + 3);
+        compared += check(m, n, k, af, wf, of, false);
+      }
+      std::printf("[ FP8 GEMM ] %s x %s: %zu elements bit-exact to golden\n", fmt_name(af),
+                  fmt_name(wf), compared);
+    }
+  }
+}
+
+TEST_P(FpSystem, LongKAccumulatesAcrossTilesInFp32) {
+  // Several COMPUTEs add into one accumulator row (FP32 adds between k-tiles).
+  const int rows = int(dev_->caps().rows);
+  check(3, 5, 7 * rows + 5, ElemFormat::kE4m3, ElemFormat::kE5m2, ElemFormat::kFp32, false);
+}
+
+TEST_P(FpSystem, NanAndInfinityPropagateAsGoldenSays) {
+  for (ElemFormat f : kFp8) check(6, 9, 11, f, f, ElemFormat::kFp32, true);
+  check(4, 7, 5, ElemFormat::kE5m2, ElemFormat::kE5m2, ElemFormat::kE5m2, true);
+}
+
+TEST_P(FpSystem, FormatFieldsOutsideTheRulesAreParamErrors) {
+  weft::Buffer b = dev_->alloc(4096);
+  weft::ComputeArgs c;
+  c.m = 1;
+  c.k = 4;
+  c.a_fmt = ElemFormat::kE4m3;  // W integer
+  expect_param(weft::Descriptor::compute(c), "COMPUTE E4M3 x INT");
+  c.a_fmt = ElemFormat::kInt;
+  c.w_fmt = ElemFormat::kE5m2;
+  expect_param(weft::Descriptor::compute(c), "COMPUTE INT x E5M2");
+  c.a_fmt = c.w_fmt = ElemFormat::kBf16;
+  expect_param(weft::Descriptor::compute(c), "COMPUTE BF16 operands");
+  c.a_fmt = c.w_fmt = ElemFormat::kFp32;
+  expect_param(weft::Descriptor::compute(c), "COMPUTE FP32 operands");
+  weft::StoreAccArgs s;
+  s.host_addr = b.device_address();
+  s.host_stride = 64;
+  s.m = 1;
+  s.n = 1;
+  s.out_fmt = static_cast<ElemFormat>(5);
+  expect_param(weft::Descriptor::store_acc(s), "STORE_ACC out_fmt 5");
+  s.out_fmt = ElemFormat::kFp32;
+  s.pack = true;
+  expect_param(weft::Descriptor::store_acc(s), "STORE_ACC FP32 packed");
+  // The queue works after the resets: a legal FP8 GEMM.
+  check(2, 3, 4, ElemFormat::kE4m3, ElemFormat::kE4m3, ElemFormat::kE4m3, false);
+}
+
+TEST_P(FpSystem, DriverRefusesMixedAndMismatchedFormats) {
+  const std::vector<uint8_t> a(4, 0x38), w(4, 0x38);
+  std::vector<float> f(4);
+  std::vector<uint8_t> u(4);
+  weft::GemmOptions opt;
+  opt.a.format = ElemFormat::kE4m3;  // W integer
+  opt.out.format = ElemFormat::kFp32;
+  EXPECT_THROW(weft::gemm(*dev_, 2, 2, 2, a, w, f, opt), weft::Error);
+  opt.w.format = ElemFormat::kE4m3;
+  opt.out.format = ElemFormat::kInt;  // integer output stage on FP32 sums
+  EXPECT_THROW(weft::gemm(*dev_, 2, 2, 2, a, w, u, opt), weft::Error);
+  opt.out.format = ElemFormat::kFp32;  // a byte span for FP32 out
+  EXPECT_THROW(weft::gemm(*dev_, 2, 2, 2, a, w, u, opt), weft::Error);
+  opt.a.zero_point = 3;  // FP8 takes no zero point
+  EXPECT_THROW(weft::gemm(*dev_, 2, 2, 2, a, w, f, opt), weft::Error);
+  opt.a.zero_point = 0;
+  opt.out.fp_bias = {1.0f};  // neither N values nor none
+  EXPECT_THROW(weft::gemm(*dev_, 2, 2, 2, a, w, f, opt), weft::Error);
+  opt.out.fp_bias.clear();
+  EXPECT_NO_THROW(weft::gemm(*dev_, 2, 2, 2, a, w, f, opt));
+  // 0x38 is 1.0 in E4M3: each element is 1 * 1 + 1 * 1.
+  EXPECT_EQ(f, std::vector<float>(4, 2.0f));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, FpSystem,
+                         ::testing::ValuesIn(weft::tb::system::backends()),
+                         weft::tb::system::backend_name);
+
+}  // namespace

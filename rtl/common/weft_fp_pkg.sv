@@ -149,6 +149,11 @@ package weft_fp_pkg;
     fp_operand = o;
   endfunction
 
+  // The operand a short tile's missing weight rows hold (class ClsAbsent).
+  function automatic logic [FpOpW-1:0] fp_absent_operand();
+    fp_absent_operand = {ClsAbsent, (FpOpW - 2)'(0)};
+  endfunction
+
   // The exact product of two unpacked FP32 values (IEEE special cases: NaN wins, Inf x 0 is
   // NaN).
   function automatic fp_num_t fp_mul(input fp_num_t a, input fp_num_t b);
@@ -171,7 +176,9 @@ package weft_fp_pkg;
   function automatic logic [31:0] fp_round(input logic sign, input logic [WinW-1:0] mag,
                                            input logic signed [ExpW-1:0] exp,
                                            input logic [2:0] fmt, input logic sat);
+    /* verilator no_inline_task */
     int              m, w, emin, msb, e_top, quantum, sh, e_field;
+    logic [127:0]    rest;
     logic [WinW-1:0] kept, below;
     logic            guard, sticky;
     logic [47:0]     code;
@@ -179,8 +186,15 @@ package weft_fp_pkg;
     m    = fmt_mant(fmt);
     w    = fmt_width(fmt);
     emin = fmt_emin(fmt);
+    // The leading one by halving (7 steps for WinW <= 128 bits), not a scan of every bit.
     msb  = 0;
-    for (int i = 0; i < WinW; i++) if (mag[i]) msb = i;
+    rest = 128'(mag);
+    for (int step = 64; step >= 1; step = step / 2) begin
+      if ((rest >> step) != '0) begin
+        msb  = msb + step;
+        rest = rest >> step;
+      end
+    end
     e_top   = msb + 32'(exp);
     quantum = ((e_top < emin) ? emin : e_top) - m;
     sh      = quantum - 32'(exp);
@@ -238,40 +252,10 @@ package weft_fp_pkg;
     fp_pack = fp_finish(x.cls, x.sign, WinW'(x.mag), x.exp, fmt, sat);
   endfunction
 
-  // One PE step on the fixed-point partial sum: ps + a * w, exact. NaN (a NaN operand or
-  // Inf x 0) and infinite products set flags instead; an absent weight leaves ps as it is.
-  function automatic logic [FpPsW-1:0] fp_mac_fixed(input logic [FpPsW-1:0] ps,
-                                                    input logic [FpOpW-1:0] a_bits,
-                                                    input logic [FpOpW-1:0] w_bits);
-    fp_op_t                 a, w;
-    logic                   nan, pos_inf, neg_inf, a_zero, w_zero;
-    logic signed [FixW-1:0] sum, term;
-    int                     sh;
-    a = a_bits;
-    w = w_bits;
-    {nan, pos_inf, neg_inf, sum} = ps;
-    a_zero = (a.cls == ClsFinite) && (a.mag == '0);
-    w_zero = (w.cls == ClsFinite) && (w.mag == '0);
-    if (w.cls == ClsAbsent) begin
-      // a short tile's missing row: nothing to add
-    end else if (a.cls == ClsNan || w.cls == ClsNan || (a.cls == ClsInf && w_zero) ||
-                 (w.cls == ClsInf && a_zero)) begin
-      nan = 1'b1;
-    end else if (a.cls == ClsInf || w.cls == ClsInf) begin
-      if (a.sign ^ w.sign) neg_inf = 1'b1;
-      else                 pos_inf = 1'b1;
-    end else begin
-      // FP8 exponents (LSB weights) are at least -16, so sh >= 0; at most 58 for E5M2 x E5M2.
-      sh   = 32'(a.exp) + 32'(w.exp) - FixLsb;
-      term = FixW'(16'(a.mag) * 16'(w.mag)) << sh;
-      sum  = (a.sign ^ w.sign) ? sum - term : sum + term;
-    end
-    fp_mac_fixed = {nan, pos_inf, neg_inf, sum};
-  endfunction
-
   // A tile's fixed-point sum rounded once to FP32 (to nearest even): NaN for a NaN product or
   // +Inf and -Inf together, else the infinity, else the sum (an exact zero is +0).
   function automatic logic [31:0] fp_fixed_to_fp32(input logic [FpPsW-1:0] ps);
+    /* verilator no_inline_task */
     logic                   nan, pos_inf, neg_inf;
     logic signed [FixW-1:0] sum;
     logic [FixW-1:0]        mag;  // |sum| < 2^70: the negation cannot overflow
@@ -300,6 +284,7 @@ package weft_fp_pkg;
   // Inf - Inf is NaN, an exact zero sum is +0 unless both addends are -0.
   function automatic logic [31:0] fp_add(input fp_num_t x, input fp_num_t y,
                                          input logic [2:0] fmt);
+    /* verilator no_inline_task */
     logic signed [ExpW-1:0] hi, lo, r_exp;
     logic [WinW-1:0]        vx, vy, r_mag;
     logic signed [WinW:0]   sx, sy, sum;
@@ -367,6 +352,7 @@ package weft_fp_pkg;
   function automatic logic [31:0] fp_output(input logic [31:0] acc, input logic [31:0] scale,
                                             input logic [31:0] bias, input logic [2:0] fmt,
                                             input logic relu);
+    /* verilator no_inline_task */
     logic [31:0] p, y;
     logic [2:0]  f32;
     f32 = weft_pkg::FmtFp32;
@@ -374,6 +360,38 @@ package weft_fp_pkg;
     y = fp_add(fp_unpack(p, f32), fp_unpack(bias, f32), f32);
     if (relu) y = fp_relu(y, f32);
     fp_output = (fmt == f32) ? y : fp_pack(fp_unpack(y, f32), fmt, fmt != weft_pkg::FmtBf16);
+  endfunction
+
+  // The same, computed only when en is set ('0 otherwise). A simulator then calls the rounding
+  // only for FP rows: a combinational `en ? f(x) : '0` would evaluate f every cycle.
+  function automatic logic [31:0] fp_add32_en(input logic en, input logic [31:0] x,
+                                              input logic [31:0] y);
+    /* verilator no_inline_task */
+    logic [31:0] r;
+    r = '0;
+    if (en) r = fp_add(fp_unpack(x, weft_pkg::FmtFp32), fp_unpack(y, weft_pkg::FmtFp32),
+                       weft_pkg::FmtFp32);
+    fp_add32_en = r;
+  endfunction
+
+  function automatic logic [31:0] fp_fixed_to_fp32_en(input logic en,
+                                                      input logic [FpPsW-1:0] ps);
+    /* verilator no_inline_task */
+    logic [31:0] r;
+    r = '0;
+    if (en) r = fp_fixed_to_fp32(ps);
+    fp_fixed_to_fp32_en = r;
+  endfunction
+
+  function automatic logic [31:0] fp_output_en(input logic en, input logic [31:0] acc,
+                                               input logic [31:0] scale,
+                                               input logic [31:0] bias, input logic [2:0] fmt,
+                                               input logic relu);
+    /* verilator no_inline_task */
+    logic [31:0] r;
+    r = '0;
+    if (en) r = fp_output(acc, scale, bias, fmt, relu);
+    fp_output_en = r;
   endfunction
 
 endpackage

@@ -7,14 +7,6 @@ module weft_fp_add32 (
   input  logic [31:0] y_i,
   output logic [31:0] sum_o
 );
-  always_comb begin
-    if (en_i) begin
-      sum_o = weft_fp_pkg::fp_add(weft_fp_pkg::fp_unpack(x_i, weft_pkg::FmtFp32),
-                                  weft_fp_pkg::fp_unpack(y_i, weft_pkg::FmtFp32),
-                                  weft_pkg::FmtFp32);
-    end else begin
-      sum_o = '0;
-    end
-  end
+  assign sum_o = weft_fp_pkg::fp_add32_en(en_i, x_i, y_i);
 
 endmodule

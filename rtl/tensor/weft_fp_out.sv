@@ -11,9 +11,6 @@ module weft_fp_out (
   input  logic        relu_i,
   output logic [31:0] y_o
 );
-  always_comb begin
-    if (en_i) y_o = weft_fp_pkg::fp_output(acc_i, scale_i, bias_i, fmt_i, relu_i);
-    else      y_o = '0;
-  end
+  assign y_o = weft_fp_pkg::fp_output_en(en_i, acc_i, scale_i, bias_i, fmt_i, relu_i);
 
 endmodule

@@ -10,19 +10,21 @@
 //   a_q  <= a_i                                  (activation moves one PE to the right)
 //   ps_q <= ps_i + a_i * w[a_buf_i]              (partial sum moves one PE down)
 // With Fp, an activation flagged a_fp_i carries a decoded FP8 element (weft_fp_pkg::fp_op_t)
-// and so does the weight it meets; the partial sum (AccW = weft_fp_pkg::FpPsW bits) is then the
-// exact fixed-point sum of the tile's products with NaN / Inf flags (weft_fp_mac):
-//   ps_q <= ps_i + a_i * w[a_buf_i]              (exact: no rounding inside the array)
-// A weight of class ClsAbsent (a short tile's missing row) passes ps_i through unchanged. In
-// the integer mode only the low 32 bits of the partial sum are used (wrapping as INT32).
+// and so does the weight it meets; the PE then updates a second partial sum, fp_ps (FpW =
+// weft_fp_pkg::FpPsW bits): the exact fixed-point sum of the tile's products with NaN / Inf
+// flags (weft_fp_mac):
+//   fp_ps_q <= fp_ps_i + a_i * w[a_buf_i]        (exact: no rounding inside the array)
+// A weight of class ClsAbsent (a short tile's missing row) passes fp_ps_i through unchanged.
+// The two chains are separate so that integer GEMMs keep 32-bit partial sums (and a simulator
+// their speed): fp_ps_q only changes for FP activations, ps_q is don't-care for them.
 `include "weft_assert.svh"
 
 module weft_pe #(
   parameter bit Fp   = 1'b0,
   parameter int OpW  = weft_pkg::OpW,
-  parameter int AccW = weft_pkg::AccW,  // partial sum bits: INT32, or FpPsW with Fp
+  parameter int AccW = weft_pkg::AccW,
   localparam int IntW = weft_pkg::OpW,
-  localparam int SumW = weft_pkg::AccW
+  localparam int FpW  = Fp ? weft_fp_pkg::FpPsW : 1
 ) (
   input  logic            clk_i,
   input  logic            rst_ni,
@@ -41,14 +43,21 @@ module weft_pe #(
   output logic [OpW-1:0]  a_data_o,
   // partial sum from the PE above, passed down
   input  logic [AccW-1:0] ps_i,
-  output logic [AccW-1:0] ps_o
+  output logic [AccW-1:0] ps_o,
+  // FP partial sum (Fp only; one unused bit otherwise)
+  input  logic [FpW-1:0]  fp_ps_i,
+  output logic [FpW-1:0]  fp_ps_o
 );
 
-  if (AccW < SumW || OpW < IntW) begin : g_bad_acc
-    `WEFT_ELAB_ERROR("weft_pe: AccW must hold an INT32 sum and OpW an integer operand")
+  // Inlined into the array (Verilator): FP builds make the PE big enough that Verilator would
+  // otherwise call it per instance, about a call per PE per region per cycle.
+  /* verilator inline_module */
+
+  if (AccW < 2 * IntW || OpW < IntW) begin : g_bad_acc
+    `WEFT_ELAB_ERROR("weft_pe: AccW must hold a full integer product and OpW an integer operand")
   end
-  if (Fp && (AccW != weft_fp_pkg::FpPsW || OpW < weft_fp_pkg::FpOpW)) begin : g_bad_fp
-    `WEFT_ELAB_ERROR("weft_pe: Fp needs AccW = weft_fp_pkg::FpPsW, OpW >= weft_fp_pkg::FpOpW")
+  if (Fp && OpW < weft_fp_pkg::FpOpW) begin : g_bad_fp
+    `WEFT_ELAB_ERROR("weft_pe: Fp needs OpW >= weft_fp_pkg::FpOpW")
   end
 
   logic [OpW-1:0] w0_q, w1_q, w0_d, w1_d, w_sel;
@@ -56,7 +65,6 @@ module weft_pe #(
   logic [OpW-1:0] a_data_q;
   logic [AccW-1:0] ps_q, ps_d;
   logic signed [2*IntW-1:0] prod;
-  logic [SumW-1:0] int_sum;
 
   always_comb begin
     w0_d = w0_q;
@@ -67,26 +75,25 @@ module weft_pe #(
 
   assign w_sel = a_buf_i ? w1_q : w0_q;
   assign prod  = $signed(a_data_i[IntW-1:0]) * $signed(w_sel[IntW-1:0]);
-  assign int_sum = ps_i[SumW-1:0] + SumW'(prod);  // prod is signed: the cast sign-extends
+  assign ps_d  = ps_i + AccW'(prod);  // prod is signed: the cast sign-extends
 
   if (Fp) begin : g_fp
-    logic [AccW-1:0] fp_sum;
+    logic [FpW-1:0] fp_sum, fp_ps_q;
     weft_fp_mac u_mac (
       .en_i (a_fp_i),
-      .ps_i,
+      .ps_i (fp_ps_i),
       .a_i  (a_data_i[weft_fp_pkg::FpOpW-1:0]),
       .w_i  (w_sel[weft_fp_pkg::FpOpW-1:0]),
       .ps_o (fp_sum)
     );
-    assign ps_d = a_fp_i ? fp_sum : AccW'(int_sum);
+    always_ff @(posedge clk_i) begin
+      if (a_fp_i) fp_ps_q <= fp_sum;
+    end
+    assign fp_ps_o = fp_ps_q;
   end else begin : g_int
-    assign ps_d = AccW'(int_sum);
     logic unused_fp;
-    assign unused_fp = a_fp_i;
-  end
-  if (AccW > SumW && !Fp) begin : g_unused_ps
-    logic unused_ps;
-    assign unused_ps = ^ps_i[AccW-1:SumW];
+    assign unused_fp = a_fp_i ^ fp_ps_i[0];
+    assign fp_ps_o   = '0;
   end
 
   // Weights and data have no reset: weights are always written before use, and data is only

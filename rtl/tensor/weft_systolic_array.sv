@@ -11,8 +11,10 @@
 // column, into buffer w_buf_i. A buffer must not be written while activations that use it are
 // still inside the array (the tensor unit's weight loader guarantees this).
 //
-// With Fp, a_fp_i travels with each activation vector: the PEs it passes compute in FP32
-// (weft_pe), so integer and floating-point COMPUTEs follow each other without a drain.
+// With Fp, a_fp_i travels with each activation vector: the PEs it passes add its FP8 products
+// into the FP partial sums (weft_pe), which leave deskewed on c_fp_data_o (exact fixed-point tile
+// sums, FpW bits per column) beside c_data_o, so integer and FP COMPUTEs follow each other
+// without a drain.
 //
 // Every PE-to-PE link is its own net inside the generate blocks (Icarus speed; tool-subset.md).
 `include "weft_assert.svh"
@@ -24,6 +26,7 @@ module weft_systolic_array #(
   parameter int OpW  = weft_pkg::OpW,
   parameter int AccW = weft_pkg::AccW,
   localparam int RowIdxW = (Rows > 1) ? $clog2(Rows) : 1,
+  localparam int FpW     = Fp ? weft_fp_pkg::FpPsW : 1,
   localparam int Latency = Rows + Cols - 1
 ) (
   input  logic                 clk_i,
@@ -40,7 +43,8 @@ module weft_systolic_array #(
   input  logic [Rows*OpW-1:0]  a_data_i,
   // result vectors
   output logic                 c_valid_o,
-  output logic [Cols*AccW-1:0] c_data_o
+  output logic [Cols*AccW-1:0] c_data_o,
+  output logic [Cols*FpW-1:0]  c_fp_data_o
 );
 
   if (Rows < 1 || Rows > 64 || Cols < 1 || Cols > 64) begin : g_bad_size
@@ -67,10 +71,12 @@ module weft_systolic_array #(
       logic            a_valid, a_buf, a_fp;
       logic [OpW-1:0]  a_data;
       logic [AccW-1:0] ps;
+      logic [FpW-1:0]  fp_ps;
       // Incoming links: from the left neighbour (or the skew) and from above (or zero).
       logic            a_valid_in, a_buf_in, a_fp_in;
       logic [OpW-1:0]  a_data_in;
       logic [AccW-1:0] ps_in;
+      logic [FpW-1:0]  fp_ps_in;
 
       if (c == 0) begin : g_left_edge
         assign a_valid_in = sk_valid;
@@ -91,9 +97,11 @@ module weft_systolic_array #(
       end
 
       if (r == 0) begin : g_top_edge
-        assign ps_in = '0;
+        assign ps_in    = '0;
+        assign fp_ps_in = '0;
       end else begin : g_top_pe
-        assign ps_in = g_row[r-1].g_col[c].ps;
+        assign ps_in    = g_row[r-1].g_col[c].ps;
+        assign fp_ps_in = g_row[r-1].g_col[c].fp_ps;
       end
 
       weft_pe #(.Fp(Fp), .OpW(OpW), .AccW(AccW)) u_pe (
@@ -111,7 +119,9 @@ module weft_systolic_array #(
         .a_fp_o    (a_fp),
         .a_data_o  (a_data),
         .ps_i      (ps_in),
-        .ps_o      (ps)
+        .ps_o      (ps),
+        .fp_ps_i   (fp_ps_in),
+        .fp_ps_o   (fp_ps)
       );
     end
   end
@@ -124,6 +134,23 @@ module weft_systolic_array #(
       .in_i  (g_row[Rows-1].g_col[c].ps),
       .out_o (c_data_o[c*AccW +: AccW])
     );
+  end
+
+  if (Fp) begin : g_fp_deskew
+    for (genvar c = 0; c < Cols; c++) begin : g_col
+      weft_delay #(.Width(FpW), .Depth(Cols - 1 - c)) u_deskew (
+        .clk_i,
+        .rst_ni,
+        .in_i  (g_row[Rows-1].g_col[c].fp_ps),
+        .out_o (c_fp_data_o[c*FpW +: FpW])
+      );
+    end
+  end else begin : g_no_fp
+    logic [Cols-1:0] unused_fp_ps;  // the bottom row's FP sums (a constant 0 without Fp)
+    for (genvar c = 0; c < Cols; c++) begin : g_col
+      assign unused_fp_ps[c] = g_row[Rows-1].g_col[c].fp_ps[0];
+    end
+    assign c_fp_data_o = '0;
   end
 
   // The result is valid exactly Latency cycles after its vector entered.

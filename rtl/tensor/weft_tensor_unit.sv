@@ -35,7 +35,7 @@ module weft_tensor_unit #(
   parameter bit  Fp        = 1'b0, // the FP8 modes
   localparam int AccW      = weft_pkg::AccW,
   localparam int OpW       = Fp ? weft_fp_pkg::FpOpW : weft_pkg::OpW,
-  localparam int PsW       = Fp ? weft_fp_pkg::FpPsW : weft_pkg::AccW,  // array partial sums
+  localparam int FpW       = Fp ? weft_fp_pkg::FpPsW : 1,  // the array's FP tile sums
   localparam int AccAw     = $clog2(AccDepth),
   localparam int BankDepth = AccDepth / 2,
   localparam int BankAw    = AccAw - 1,
@@ -128,7 +128,7 @@ module weft_tensor_unit #(
 
   // The weight of a short tile's missing row: integer zero, or an FP operand the PE leaves out.
   function automatic logic [OpW-1:0] absent_weight(input logic fp);
-    if (Fp && fp) absent_weight = OpW'({weft_fp_pkg::ClsAbsent, (weft_fp_pkg::FpOpW - 2)'(0)});
+    if (Fp && fp) absent_weight = OpW'(weft_fp_pkg::fp_absent_operand());
     else          absent_weight = '0;
   endfunction
 
@@ -428,7 +428,8 @@ module weft_tensor_unit #(
   logic [Rows*OpW-1:0]  arr_data_q, arr_data_d;
   logic                 c_valid, c_bank, c_acc, c_fp;
   logic [BankAw-1:0]    c_off;
-  logic [Cols*PsW-1:0]  c_sum;
+  logic [Cols*FpW-1:0]  c_fp_sum;
+  logic [Cols*AccW-1:0] c_int;
   logic [Cols*AccW-1:0] c_data;
 
   for (genvar r = 0; r < Rows; r++) begin : g_aprep
@@ -449,7 +450,7 @@ module weft_tensor_unit #(
     arr_data_q <= arr_data_d;
   end
 
-  weft_systolic_array #(.Rows(Rows), .Cols(Cols), .Fp(Fp), .OpW(OpW), .AccW(PsW)) u_array (
+  weft_systolic_array #(.Rows(Rows), .Cols(Cols), .Fp(Fp), .OpW(OpW), .AccW(AccW)) u_array (
     .clk_i,
     .rst_ni,
     .w_we_i    (aw_we_q),
@@ -460,8 +461,9 @@ module weft_tensor_unit #(
     .a_buf_i   (arr_buf_q),
     .a_fp_i    (arr_fp_q),
     .a_data_i  (arr_data_q),
-    .c_valid_o (c_valid),
-    .c_data_o  (c_sum)
+    .c_valid_o   (c_valid),
+    .c_data_o    (c_int),
+    .c_fp_data_o (c_fp_sum)
   );
 
   weft_delay #(.Width(BankAw + 3), .Depth(ArrayLatency)) u_meta (
@@ -475,17 +477,16 @@ module weft_tensor_unit #(
   // FP32 here, on its way into the accumulator (the rule in docs/tensor-unit.md).
   for (genvar c = 0; c < Cols; c++) begin : g_tile_round
     if (Fp) begin : g_fp
-      always_comb begin
-        if (c_fp) c_data[c*AccW +: AccW] = weft_fp_pkg::fp_fixed_to_fp32(c_sum[c*PsW +: PsW]);
-        else      c_data[c*AccW +: AccW] = c_sum[c*PsW +: AccW];
-      end
+      logic [AccW-1:0] rounded;
+      assign rounded = weft_fp_pkg::fp_fixed_to_fp32_en(c_fp, c_fp_sum[c*FpW +: FpW]);
+      assign c_data[c*AccW +: AccW] = c_fp ? rounded : c_int[c*AccW +: AccW];
     end else begin : g_int
-      assign c_data[c*AccW +: AccW] = c_sum[c*PsW +: AccW];
+      assign c_data[c*AccW +: AccW] = c_int[c*AccW +: AccW];
     end
   end
   if (!Fp) begin : g_no_fp_rows
     logic unused_c_fp;
-    assign unused_c_fp = c_fp;
+    assign unused_c_fp = c_fp ^ (|c_fp_sum);
   end
 
   // -------------------------------------------------------------------------------------------

@@ -308,17 +308,15 @@ Array read(const std::string& path) {
   return parse(bytes, path);
 }
 
-std::vector<uint8_t> serialize(const Array& a) {
-  if (a.data.size() != checked_product(a.shape, itemsize(a.dtype), "npy::serialize")) {
-    throw Error("npy::serialize: " + std::to_string(a.data.size()) + " data bytes for shape " +
-                a.shape_string() + " " + dtype_name(a.dtype));
-  }
-  const char* descr = a.dtype == Dtype::kInt8    ? "|i1"
-                      : a.dtype == Dtype::kUint8 ? "|u1"
-                      : a.dtype == Dtype::kInt32 ? "<i4"
-                                                 : "<f4";
+namespace {
+
+// The file's bytes: a numpy header for `descr` and `shape`, then `data` (already checked).
+std::vector<uint8_t> serialize_raw(const char* descr, const std::vector<uint64_t>& shape,
+                                   std::span<const uint8_t> data) {
+  Array dims;  // for shape_string() alone
+  dims.shape = shape;
   std::string h = std::string("{'descr': '") + descr +
-                  "', 'fortran_order': False, 'shape': " + a.shape_string() + ", }";
+                  "', 'fortran_order': False, 'shape': " + dims.shape_string() + ", }";
   // Pad with spaces so that magic + version + length + header is a multiple of 64, ending '\n'.
   size_t len_bytes = 2;
   unsigned major = 1;
@@ -335,18 +333,54 @@ std::vector<uint8_t> serialize(const Array& a) {
   const uint64_t hl = h.size();
   for (size_t i = 0; i < len_bytes; ++i) out.push_back(static_cast<uint8_t>(hl >> (8 * i)));
   out.insert(out.end(), h.begin(), h.end());
-  out.insert(out.end(), a.data.begin(), a.data.end());
+  out.insert(out.end(), data.begin(), data.end());
   return out;
 }
 
-void write(const std::string& path, const Array& a) {
-  const std::vector<uint8_t> bytes = serialize(a);
+void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) fail(path, std::string("cannot create (") + std::strerror(errno) + ")");
   f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   f.close();
   if (!f) fail(path, "write error");
 }
+
+}  // namespace
+
+std::vector<uint8_t> serialize(const Array& a) {
+  if (a.data.size() != checked_product(a.shape, itemsize(a.dtype), "npy::serialize")) {
+    throw Error("npy::serialize: " + std::to_string(a.data.size()) + " data bytes for shape " +
+                a.shape_string() + " " + dtype_name(a.dtype));
+  }
+  const char* descr = a.dtype == Dtype::kInt8    ? "|i1"
+                      : a.dtype == Dtype::kUint8 ? "|u1"
+                      : a.dtype == Dtype::kInt32 ? "<i4"
+                                                 : "<f4";
+  return serialize_raw(descr, a.shape, a.data);
+}
+
+std::vector<uint8_t> serialize_uint16(std::span<const uint16_t> values,
+                                      const std::vector<uint64_t>& shape) {
+  if (values.size() != checked_product(shape, 1, "npy::serialize_uint16")) {
+    Array dims;
+    dims.shape = shape;
+    throw Error("npy::serialize_uint16: " + std::to_string(values.size()) + " values for shape " +
+                dims.shape_string());
+  }
+  std::vector<uint8_t> data(values.size() * 2);
+  for (size_t i = 0; i < values.size(); ++i) {  // little endian, as '<u2' says
+    data[2 * i] = static_cast<uint8_t>(values[i]);
+    data[2 * i + 1] = static_cast<uint8_t>(values[i] >> 8);
+  }
+  return serialize_raw("<u2", shape, data);
+}
+
+void write_uint16(const std::string& path, std::span<const uint16_t> values,
+                  const std::vector<uint64_t>& shape) {
+  write_bytes(path, serialize_uint16(values, shape));
+}
+
+void write(const std::string& path, const Array& a) { write_bytes(path, serialize(a)); }
 
 Array from_int8(std::span<const uint8_t> bytes, std::vector<uint64_t> shape, bool is_signed) {
   Array a;

@@ -58,4 +58,11 @@ Array from_int8(std::span<const uint8_t> bytes, std::vector<uint64_t> shape, boo
 Array from_int32(std::span<const int32_t> values, std::vector<uint64_t> shape);
 Array from_float32(std::span<const float> values, std::vector<uint64_t> shape);
 
+// A uint16 file ('<u2'): the BF16 encodings `weft gemm --out-fmt bf16` writes. Write-only: no
+// tool reads uint16, so Dtype (which every reader switches over) stays the readable types.
+std::vector<uint8_t> serialize_uint16(std::span<const uint16_t> values,
+                                      const std::vector<uint64_t>& shape);
+void write_uint16(const std::string& path, std::span<const uint16_t> values,
+                  const std::vector<uint64_t>& shape);
+
 }  // namespace weft::npy

@@ -2,8 +2,9 @@
 //
 //   weft info   [--device URI]                   capabilities and every register
 //   weft gemm   [M N K] [--a A.npy] [--w W.npy] [--bias B.npy] [--out C.npy] [--check] ...
-//                                                C = A x W on the device, checked against the
-//                                                golden model
+//               [--a-fmt e4m3|e5m2 --w-fmt e4m3|e5m2 [--out-fmt F] [--relu]]
+//                                                C = A x W on the device (INT8, or the FP8
+//                                                modes), checked against the golden model
 //   weft conv2d [--height H --width W --channels C --out-channels CO] [--kernel KH[,KW]]
 //               [--stride S[,SW]] [--pad P|T,L,B,R|same] [--input X.npy] [--filter F.npy] ...
 //                                                NHWC convolution, checked against golden conv2d
@@ -25,6 +26,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <chrono>
@@ -49,6 +51,7 @@
 #include "npy.hpp"
 #include "weft_eval.hpp"
 #include "weft_run.hpp"
+#include "weft/golden/fp.hpp"
 #include "weft/golden/quant.hpp"
 #include "weft/golden/simt.hpp"
 #include "weft/regs.hpp"
@@ -311,19 +314,9 @@ const char* mode_name(weft::StoreMode m) {
   }
 }
 
-// An 8-bit operand from a file (or nothing): its type from the dtype, checked against the
-// --unsigned-X flag; `rank` dimensions.
-std::optional<weft::npy::Array> read_operand(const std::string& file, const char* opt,
-                                             const char* unsigned_opt, bool unsigned_flag,
-                                             size_t rank, const char* layout, const char* cmd) {
-  if (file.empty()) return std::nullopt;
-  weft::npy::Array a = weft::npy::read(file);
-  if (a.dtype == weft::npy::Dtype::kInt32 || a.dtype == weft::npy::Dtype::kFloat32) {
-    throw UsageError(
-        fmt::format("weft {}: {} {} is {}; operands are 8-bit: save it as int8 or "
-                    "uint8 (a.astype(np.int8))",
-                    cmd, opt, file, weft::npy::dtype_name(a.dtype)));
-  }
+// An operand file's shape: `rank` dimensions, none empty or beyond int32.
+void check_operand_shape(const weft::npy::Array& a, const std::string& file, const char* opt,
+                         size_t rank, const char* layout, const char* cmd) {
   if (a.shape.size() != rank) {
     throw UsageError(fmt::format("weft {}: {} {} has shape {}; it must be {}-D ({})", cmd, opt,
                                  file, a.shape_string(), rank, layout));
@@ -337,6 +330,22 @@ std::optional<weft::npy::Array> read_operand(const std::string& file, const char
       throw UsageError(fmt::format("weft {}: {} {}: dimension {} is too large", cmd, opt, file, d));
     }
   }
+}
+
+// An 8-bit operand from a file (or nothing): its type from the dtype, checked against the
+// --unsigned-X flag; `rank` dimensions.
+std::optional<weft::npy::Array> read_operand(const std::string& file, const char* opt,
+                                             const char* unsigned_opt, bool unsigned_flag,
+                                             size_t rank, const char* layout, const char* cmd) {
+  if (file.empty()) return std::nullopt;
+  weft::npy::Array a = weft::npy::read(file);
+  if (a.dtype == weft::npy::Dtype::kInt32 || a.dtype == weft::npy::Dtype::kFloat32) {
+    throw UsageError(
+        fmt::format("weft {}: {} {} is {}; operands are 8-bit: save it as int8 or "
+                    "uint8 (a.astype(np.int8))",
+                    cmd, opt, file, weft::npy::dtype_name(a.dtype)));
+  }
+  check_operand_shape(a, file, opt, rank, layout, cmd);
   if (unsigned_flag && a.dtype == weft::npy::Dtype::kInt8) {
     throw UsageError(
         fmt::format("weft {}: {} conflicts with {} {} (its dtype is int8; the "
@@ -537,21 +546,28 @@ void write_out(const std::string& file, const Result& r, std::vector<uint64_t> s
 struct GemmArgs {
   std::optional<int64_t> m, n, k;
   OpArgs op;
+  // The FP8 modes: operand formats (both empty: integer operands), the output format (empty:
+  // fp32) and ReLU; integer runs take none of them.
+  std::string a_fmt, w_fmt, out_fmt;
+  bool relu = false;
 };
 
-int cmd_gemm(const std::string& uri, const GemmArgs& g) {
-  const char* cmd = "gemm";
-  const OpArgs& o = g.op;
-  const weft::StoreMode mode = store_mode(o, cmd);
+// M N K on the command line: each in the driver's int range (the files' are checked as read).
+void check_mnk(const GemmArgs& g) {
   if (g.m && (*g.m < 1 || *g.n < 1 || *g.k < 1 || *g.m > INT32_MAX || *g.n > INT32_MAX ||
               *g.k > INT32_MAX)) {
     throw UsageError(fmt::format("weft gemm: M, N and K must be in 1..2147483647 (got {} {} {})",
                                  *g.m, *g.n, *g.k));
   }
-  check_out_file(o.out_file, cmd);
-  const auto af = read_operand(o.a_file, "--a", "--unsigned-a", o.a_unsigned, 2, "M x K", cmd);
-  const auto wf = read_operand(o.w_file, "--w", "--unsigned-w", o.w_unsigned, 2, "K x N", cmd);
-  // Sizes: from M N K and/or the files; where both give one they must agree.
+}
+
+// The sizes: from M N K and/or the operand files; where both give one they must agree.
+struct Mnk {
+  int64_t m = 0, n = 0, k = 0;
+};
+Mnk gemm_sizes(const GemmArgs& g, const std::optional<weft::npy::Array>& af,
+               const std::optional<weft::npy::Array>& wf) {
+  const char* cmd = "gemm";
   if (!g.m && !(af && wf)) {
     throw UsageError(
         "weft gemm: give the sizes M N K, or both --a and --w files (which define them)");
@@ -559,10 +575,293 @@ int cmd_gemm(const std::string& uri, const GemmArgs& g) {
   auto dim = [](const std::optional<weft::npy::Array>& f, int i) {
     return f ? std::optional<uint64_t>(f->shape[i]) : std::nullopt;
   };
-  const std::string ad = "--a " + o.a_file, wd = "--w " + o.w_file;
-  const int64_t M = agree("M", {g.m}, dim(af, 0), ad, cmd).or_(-1);
-  const int64_t K = agree("K", agree("K", {g.k}, dim(af, 1), ad, cmd), dim(wf, 0), wd, cmd).or_(-1);
-  const int64_t N = agree("N", {g.n}, dim(wf, 1), wd, cmd).or_(-1);
+  const std::string ad = "--a " + g.op.a_file, wd = "--w " + g.op.w_file;
+  Mnk s;
+  s.m = agree("M", {g.m}, dim(af, 0), ad, cmd).or_(-1);
+  s.k = agree("K", agree("K", {g.k}, dim(af, 1), ad, cmd), dim(wf, 0), wd, cmd).or_(-1);
+  s.n = agree("N", {g.n}, dim(wf, 1), wd, cmd).or_(-1);
+  return s;
+}
+
+// ---- gemm in the FP8 modes (--a-fmt / --w-fmt): weft/ops.hpp, Operand::format and
+// OutputStage::format; checked bit for bit against weft/golden/fp.hpp.
+
+weft::ElemFormat elem_format(const std::string& name) {
+  if (name == "e4m3") return weft::ElemFormat::kE4m3;
+  if (name == "e5m2") return weft::ElemFormat::kE5m2;
+  if (name == "bf16") return weft::ElemFormat::kBf16;
+  return weft::ElemFormat::kFp32;  // "fp32" (CLI11 admits no other name)
+}
+
+const char* elem_format_name(weft::ElemFormat f) {
+  switch (f) {
+    case weft::ElemFormat::kE4m3:
+      return "e4m3";
+    case weft::ElemFormat::kE5m2:
+      return "e5m2";
+    case weft::ElemFormat::kBf16:
+      return "bf16";
+    case weft::ElemFormat::kFp32:
+      return "fp32";
+    default:
+      return "int";
+  }
+}
+
+// ElemFormat and golden::FpFormat share their numbering (E4M3 = 1 ... FP32 = 4).
+weft::golden::FpFormat golden_format(weft::ElemFormat f) {
+  return static_cast<weft::golden::FpFormat>(f);
+}
+
+// The FP8 options against each other and against the integer-only ones, before any file is read
+// or the device opened. A and W are both FP8 or both integer: the driver mixes E4M3 and E5M2
+// but not an integer operand with an FP8 one.
+void check_fp_options(const GemmArgs& g) {
+  const OpArgs& o = g.op;
+  const bool a = !g.a_fmt.empty(), w = !g.w_fmt.empty();
+  if (a != w) {
+    const char *given = a ? "--a-fmt" : "--w-fmt", *missing = a ? "--w-fmt" : "--a-fmt";
+    throw UsageError(fmt::format(
+        "weft gemm: {} without {}: A and W are both FP8 or both integer; give {} e4m3|e5m2 "
+        "as well (the two FP8 formats may differ), or neither for an integer gemm",
+        given, missing, missing));
+  }
+  if (!a) {
+    if (!g.out_fmt.empty() || g.relu) {
+      throw UsageError(fmt::format(
+          "weft gemm: {} is for FP8 operands: give --a-fmt and --w-fmt (e4m3|e5m2) too; an "
+          "integer gemm's output is --mode",
+          g.out_fmt.empty() ? "--relu" : "--out-fmt"));
+    }
+    return;
+  }
+  std::vector<std::string> integer_only;
+  if (o.a_zp) integer_only.push_back("--a-zero-point");
+  if (o.w_zp) integer_only.push_back("--w-zero-point");
+  if (o.mode_given) integer_only.push_back("--mode");
+  if (o.int32) integer_only.push_back("--int32");
+  if (o.a_unsigned) integer_only.push_back("--unsigned-a");
+  if (o.w_unsigned) integer_only.push_back("--unsigned-w");
+  if (!integer_only.empty()) {
+    const bool one = integer_only.size() == 1;
+    throw UsageError(fmt::format(
+        "weft gemm: {} {} integer-only and {} not apply to FP8 operands (--a-fmt / --w-fmt), "
+        "which have no zero point, sign or integer --mode: drop {} (the FP8 output stage is "
+        "--out-fmt, --scale, --relu and a float32 --bias)",
+        join(integer_only), one ? "is" : "are", one ? "does" : "do", one ? "it" : "them"));
+  }
+}
+
+// An FP8 operand from a file (or nothing): uint8 codes, read in the format --a-fmt / --w-fmt
+// says (a .npy has no FP8 dtype numpy itself reads).
+std::optional<weft::npy::Array> read_fp8_operand(const std::string& file, const char* opt,
+                                                 const char* fmt_opt, const char* layout) {
+  if (file.empty()) return std::nullopt;
+  weft::npy::Array a = weft::npy::read(file);
+  if (a.dtype != weft::npy::Dtype::kUint8) {
+    throw UsageError(fmt::format(
+        "weft gemm: {} {} is {}; with {} the operand is a file of uint8 FP8 codes (e.g. "
+        "x.astype(ml_dtypes.float8_e4m3fn).view(np.uint8))",
+        opt, file, weft::npy::dtype_name(a.dtype), fmt_opt));
+  }
+  check_operand_shape(a, file, opt, 2, layout, "gemm");
+  return a;
+}
+
+// --bias with FP8 operands: float32, one value per output column (OutputStage::fp_bias, added
+// after the scale); no file: none (0.0).
+std::vector<float> read_fp_bias(const std::string& file, int64_t n) {
+  if (file.empty()) return {};
+  const weft::npy::Array b = weft::npy::read(file);
+  if (b.dtype != weft::npy::Dtype::kFloat32 || b.shape.size() != 1 || b.shape[0] != uint64_t(n)) {
+    throw UsageError(fmt::format(
+        "weft gemm: --bias {} with FP8 operands must be float32 with shape ({},), one value per "
+        "output channel; it is {} {}",
+        file, n, weft::npy::dtype_name(b.dtype), b.shape_string()));
+  }
+  std::vector<float> v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = b.at_float(i);
+  return v;
+}
+
+// Random FP8 codes: N(0, 1) values rounded into the format. Always finite (FP8 rounding
+// saturates; the driver takes NaN and Inf codes, but a random check should not be all NaN), both
+// signs and a spread of exponents around 1, so that the sums neither overflow nor all cancel.
+std::vector<uint8_t> random_fp8(size_t n, weft::ElemFormat f, std::mt19937_64& rng, Progress& prog,
+                                const std::string& what) {
+  std::vector<uint8_t> v(n);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const size_t piece = 1u << 22;
+  if (n > piece) prog.phase(what);
+  for (size_t i = 0; i < n; ++i) {
+    v[i] = static_cast<uint8_t>(weft::golden::fp_encode(normal(rng), golden_format(f)));
+    if ((i + 1) % piece == 0) prog.set(double(i + 1) / double(n));
+  }
+  if (n > piece) prog.end();
+  return v;
+}
+
+// The device's result in an FP output format; bits(i): element i's encoding.
+struct FpResult {
+  weft::ElemFormat fmt = weft::ElemFormat::kFp32;
+  std::vector<float> f32;
+  std::vector<uint16_t> bf16;
+  std::vector<uint8_t> fp8;
+  uint32_t bits(size_t i) const {
+    if (fmt == weft::ElemFormat::kFp32) return std::bit_cast<uint32_t>(f32[i]);
+    return fmt == weft::ElemFormat::kBf16 ? bf16[i] : fp8[i];
+  }
+};
+
+void write_fp_out(const std::string& file, const FpResult& r, const std::vector<uint64_t>& shape) {
+  if (file.empty()) return;
+  std::string what;
+  if (r.fmt == weft::ElemFormat::kFp32) {
+    weft::npy::write(file, weft::npy::from_float32(r.f32, shape));
+    what = "float32";
+  } else if (r.fmt == weft::ElemFormat::kBf16) {
+    weft::npy::write_uint16(file, r.bf16, shape);
+    what = "uint16, BF16 encodings";
+  } else {
+    weft::npy::write(file, weft::npy::from_int8(r.fp8, shape, false));
+    what = fmt::format("uint8, {} codes", elem_format_name(r.fmt));
+  }
+  fmt::print("out      {} ({})\n", file, what);
+}
+
+int cmd_gemm_fp(const std::string& uri, const GemmArgs& g) {
+  const char* cmd = "gemm";
+  const OpArgs& o = g.op;
+  check_mnk(g);
+  const weft::ElemFormat a_fmt = elem_format(g.a_fmt), w_fmt = elem_format(g.w_fmt);
+  const weft::ElemFormat out_fmt = elem_format(g.out_fmt.empty() ? "fp32" : g.out_fmt);
+  // The scale is a float32 on the device: any finite one will do (negative and 0 included).
+  const float scale = o.scale ? static_cast<float>(*o.scale) : 1.0f;
+  if (!std::isfinite(scale)) {
+    throw UsageError(fmt::format(
+        "weft gemm: --scale must be a finite float32 value with FP8 operands (got {})", *o.scale));
+  }
+  check_out_file(o.out_file, cmd);
+  const auto af = read_fp8_operand(o.a_file, "--a", "--a-fmt", "M x K");
+  const auto wf = read_fp8_operand(o.w_file, "--w", "--w-fmt", "K x N");
+  const Mnk sizes = gemm_sizes(g, af, wf);
+  const int64_t M = sizes.m, N = sizes.n, K = sizes.k;
+  const std::vector<float> bias = read_fp_bias(o.bias_file, N);
+
+  weft::GemmOptions opt;
+  opt.a = {true, 0, a_fmt};
+  opt.w = {true, 0, w_fmt};
+  opt.out.format = out_fmt;
+  if (o.scale) opt.out.scale = {scale};  // else none: 1.0
+  opt.out.fp_bias = bias;
+  opt.out.relu = g.relu;
+  opt.fine_start = !o.no_fine_start;
+  opt.short_tail = !o.no_short_tail;
+
+  weft::Device dev = weft::Device::open(uri);
+  fmt::print("device   {}\n", dev.description());
+  fmt::print(
+      "gemm     M={} N={} K={} seed={} out={} scale={} bias={} relu={}, A {} ({}), W {} ({})\n", M,
+      N, K, o.seed, elem_format_name(out_fmt), scale, o.bias_file.empty() ? "none" : o.bias_file,
+      g.relu ? "on" : "off", elem_format_name(a_fmt), af ? o.a_file : "random",
+      elem_format_name(w_fmt), wf ? o.w_file : "random");
+  // The driver would refuse too (Errc::kUnsupported), but only after the operands are made; this
+  // says at once what the user can change.
+  if (!dev.caps().tensor_fp) {
+    throw UsageError(
+        "weft gemm: this device has no FP8 tensor modes (CAP4.fp = 0: the board build leaves "
+        "them out); run FP8 on --device sim:// or ref://, or drop --a-fmt / --w-fmt for an "
+        "integer gemm");
+  }
+  // FP32 and BF16 results are stored unpacked, 4 bytes a column, as the INT32 mode's.
+  const bool wide_out = out_fmt == weft::ElemFormat::kFp32 || out_fmt == weft::ElemFormat::kBf16;
+  weft::gemm_check_size(dev, M, N, K,
+                        wide_out ? weft::StoreMode::kInt32 : weft::StoreMode::kTfliteDouble);
+  check_host_memory(dev.caps(), M, N, K, uint64_t(M) * K + uint64_t(K) * N, wide_out, o.check, cmd);
+  note_duration(uri, dev.caps(), M, N, K);
+
+  Progress prog(o.quiet);
+  std::mt19937_64 rng(o.seed);
+  const auto a = af ? af->data : random_fp8(size_t(M) * K, a_fmt, rng, prog, "A");
+  const auto w = wf ? wf->data : random_fp8(size_t(K) * N, w_fmt, rng, prog, "W");
+
+  FpResult r;
+  r.fmt = out_fmt;
+  const size_t mn = size_t(M) * N;
+  opt.progress = [&](double f) { prog.set(f); };
+  prog.phase("device");
+  const auto t0 = std::chrono::steady_clock::now();
+  weft::OpStats st;
+  if (out_fmt == weft::ElemFormat::kFp32) {
+    r.f32.resize(mn);
+    st = weft::gemm(dev, int(M), int(N), int(K), a, w, std::span<float>(r.f32), opt);
+  } else if (out_fmt == weft::ElemFormat::kBf16) {
+    r.bf16.resize(mn);
+    st = weft::gemm(dev, int(M), int(N), int(K), a, w, std::span<uint16_t>(r.bf16), opt);
+  } else {
+    r.fp8.resize(mn);
+    st = weft::gemm(dev, int(M), int(N), int(K), a, w, std::span<uint8_t>(r.fp8), opt);
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  prog.end();
+
+  int rc = kExitOk;
+  if (o.check) {
+    // golden::gemm_fp (k-tiles of the device's row count: the tile order is part of the
+    // result), fp_postprocess and the output encoding, in pieces of rows so that the progress
+    // moves. Every element's encoding is compared; FP32 through fp32_bits (the canonical NaN).
+    prog.phase("golden");
+    const auto fa = golden_format(a_fmt), fw = golden_format(w_fmt), fo = golden_format(out_fmt);
+    const std::vector<uint32_t> w_bits(w.begin(), w.end());
+    const size_t rows = std::max<size_t>(1, (size_t{1} << 24) / (size_t(K) * N));
+    size_t bad = 0;
+    std::vector<std::string> lines;
+    const int hex_digits = 2 * weft::golden::fp_bytes(fo);
+    for (size_t r0 = 0; r0 < size_t(M); r0 += rows) {
+      const size_t nr = std::min<size_t>(rows, M - r0);
+      const std::vector<uint32_t> a_bits(a.begin() + r0 * K, a.begin() + (r0 + nr) * K);
+      const auto acc = weft::golden::gemm_fp(a_bits, w_bits, int(nr), int(K), int(N), fa, fw,
+                                             int(dev.caps().rows));
+      for (size_t i = 0; i < acc.size(); ++i) {
+        const size_t idx = r0 * size_t(N) + i;
+        const float y =
+            weft::golden::fp_postprocess(acc[i], scale, bias.empty() ? 0.0f : bias[i % N], g.relu);
+        const uint32_t want = out_fmt == weft::ElemFormat::kFp32 ? weft::golden::fp32_bits(y)
+                                                                 : weft::golden::fp_encode(y, fo);
+        const uint32_t got = r.bits(idx);
+        if (got == want) continue;
+        if (++bad <= 5) {
+          lines.push_back(
+              fmt::format("mismatch C[{}][{}]: device {:#0{}x} ({}), golden {:#0{}x} ({})", idx / N,
+                          idx % N, got, hex_digits + 2, weft::golden::fp_decode(got, fo), want,
+                          hex_digits + 2, weft::golden::fp_decode(want, fo)));
+        }
+      }
+      prog.set(double(r0 + nr) / double(M));
+    }
+    prog.end();
+    for (const auto& l : lines) fmt::print("{}\n", l);
+    fmt::print("check    {} ({} of {} elements differ from the golden model)\n",
+               bad ? "FAILED" : "passed, bit-exact", bad, mn);
+    rc = bad ? kExitMismatch : kExitOk;
+  }
+  print_summary(uri, st, secs, dev, o.perf);
+  write_fp_out(o.out_file, r, {uint64_t(M), uint64_t(N)});
+  return rc;
+}
+
+int cmd_gemm(const std::string& uri, const GemmArgs& g) {
+  const char* cmd = "gemm";
+  const OpArgs& o = g.op;
+  check_fp_options(g);
+  if (!g.a_fmt.empty()) return cmd_gemm_fp(uri, g);
+  const weft::StoreMode mode = store_mode(o, cmd);
+  check_mnk(g);
+  check_out_file(o.out_file, cmd);
+  const auto af = read_operand(o.a_file, "--a", "--unsigned-a", o.a_unsigned, 2, "M x K", cmd);
+  const auto wf = read_operand(o.w_file, "--w", "--unsigned-w", o.w_unsigned, 2, "K x N", cmd);
+  const Mnk sizes = gemm_sizes(g, af, wf);
+  const int64_t M = sizes.m, N = sizes.n, K = sizes.k;
   weft::GemmOptions opt = gemm_options(o, af, wf);
 
   weft::Device dev = weft::Device::open(uri);
@@ -1235,11 +1534,37 @@ int main(int argc, char** argv) {
 
   GemmArgs g;
   auto* gemm = app.add_subcommand(
-      "gemm", "INT8 GEMM C[M][N] = A[M][K] x W[K][N] on the device (random or .npy operands)");
+      "gemm",
+      "INT8 or FP8 GEMM C[M][N] = A[M][K] x W[K][N] on the device (random or .npy operands)");
   gemm->add_option("M", g.m, "rows of A and C (or from --a)");
   gemm->add_option("N", g.n, "columns of W and C (or from --w)");
   gemm->add_option("K", g.k, "columns of A, rows of W (or from --a / --w)");
   add_op_options(gemm, g.op, uri, "--a", "--w", "--unsigned-a", "--unsigned-w", "A", "W");
+  // The FP8 modes are gemm's alone (conv2d keeps to integers); the shared options' help says
+  // what they mean with them.
+  gemm->add_option("--a-fmt", g.a_fmt,
+                   "A is FP8: e4m3 or e5m2 (default: integer); needs --w-fmt, and no zero "
+                   "points, --unsigned-*, --mode or --int32")
+      ->check(CLI::IsMember({"e4m3", "e5m2"}));
+  gemm->add_option("--w-fmt", g.w_fmt, "W is FP8: e4m3 or e5m2 (default: integer); needs --a-fmt")
+      ->check(CLI::IsMember({"e4m3", "e5m2"}));
+  gemm->add_option("--out-fmt", g.out_fmt,
+                   "FP8 operands: the output, fp32 (default), bf16, e4m3 or e5m2 (FP8 saturates)")
+      ->check(CLI::IsMember({"fp32", "bf16", "e4m3", "e5m2"}));
+  gemm->add_flag("--relu", g.relu, "FP8 operands: ReLU after scale and bias");
+  gemm->get_option("--scale")->description(
+      "Requantization scale of the 8-bit modes (default 1/(64 sqrt(K) + 1)); with FP8 "
+      "operands the FP32 scale of every column (default 1)");
+  gemm->get_option("--a")->description(
+      "A from a .npy file (int8 or uint8, C order; with --a-fmt: uint8 FP8 codes)");
+  gemm->get_option("--w")->description(
+      "W from a .npy file (int8 or uint8, C order; with --w-fmt: uint8 FP8 codes)");
+  gemm->get_option("--bias")->description(
+      "Bias from a .npy file (int32, one per output channel; default: random with random "
+      "operands, 0 with operands from files); with FP8 operands float32 (default: none)");
+  gemm->get_option("--out")->description(
+      "Write the result to a .npy file (int8, or int32; FP8 operands: float32 for fp32, uint16 "
+      "BF16 encodings for bf16, uint8 codes for e4m3 / e5m2)");
 
   ConvArgs cv;
   auto* conv = app.add_subcommand(

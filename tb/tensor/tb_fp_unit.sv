@@ -5,8 +5,9 @@
 //     here with weft_fp_pkg::fp_operand(byte, fmt) exactly as weft_tensor_unit decodes an element
 //     before it enters the array, so the test checks decode and product together. a_fp_i is tied
 //     high: every activation takes the FP datapath.
-//   - ps_i / ps_o: the PE's partial sum in the array's own form (weft_fp_pkg::FpPsW bits: the
-//     exact fixed-point sum with NaN / Inf flags), and edge_o = fp_fixed_to_fp32(ps_o), the one
+//   - ps_i / ps_o: the PE's FP partial sum (fp_ps_i / fp_ps_o) in the array's own form
+//     (weft_fp_pkg::FpPsW bits: the exact fixed-point sum with NaN / Inf flags), and edge_o =
+//     fp_fixed_to_fp32(ps_o), the one
 //     rounding weft_tensor_unit applies where a column leaves the array: the FP32 value the
 //     golden model defines.
 //   - out_y_o: weft_fp_pkg::fp_output (STORE_ACC's FP output stage) as a purely combinational
@@ -48,7 +49,9 @@ module tb_fp_unit (
   assign w_op = weft_fp_pkg::fp_operand(w_bits_i, w_fmt_i);
   assign a_op = weft_fp_pkg::fp_operand(a_bits_i, a_fmt_i);
 
-  weft_pe #(.Fp(1'b1), .OpW(OpW), .AccW(weft_fp_pkg::FpPsW)) u_pe (
+  logic [31:0] int_ps_o;  // the integer partial sum: don't-care for FP activations
+
+  weft_pe #(.Fp(1'b1), .OpW(OpW)) u_pe (
     .clk_i,
     .rst_ni,
     .w_we_i,
@@ -62,9 +65,14 @@ module tb_fp_unit (
     .a_buf_o,
     .a_fp_o,
     .a_data_o,
-    .ps_i,
-    .ps_o
+    .ps_i      (32'h0),
+    .ps_o      (int_ps_o),
+    .fp_ps_i   (ps_i),
+    .fp_ps_o   (ps_o)
   );
+
+  logic unused_int_ps;
+  assign unused_int_ps = ^int_ps_o;
 
   assign edge_o = weft_fp_pkg::fp_fixed_to_fp32(ps_o);
 

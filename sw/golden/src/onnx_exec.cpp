@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "weft/golden/fp.hpp"
 #include "weft/golden/onnx_ops.hpp"
 #include "weft/golden/quant.hpp"
 
@@ -68,6 +69,8 @@ bool is_int(int32_t elem) {
   return elem == kOnnxUint8 || elem == kOnnxInt8 || elem == kOnnxInt32 || elem == kOnnxInt64;
 }
 bool is_8bit(int32_t elem) { return elem == kOnnxUint8 || elem == kOnnxInt8; }
+bool is_fp8(int32_t elem) { return elem == kFloat8E4m3fn || elem == kFloat8E5m2; }
+Fp8Type fp8_type(int32_t elem) { return elem == kFloat8E4m3fn ? Fp8Type::kE4m3fn : Fp8Type::kE5m2; }
 
 QType qtype(int32_t elem) {
   if (!is_8bit(elem)) unsupported("quantized data type " + std::to_string(elem) + " (uint8 and int8 only)");
@@ -162,12 +165,26 @@ struct Lazy {
   std::vector<std::pair<float, float>> clamps;  // (lo, hi), +-inf where a bound is absent
 };
 
+// The result of an FP8 QDQ MatMul / Gemm / Conv kept as the tensor unit holds it
+// (GraphOptions::fp8_tile_rows): the FP32 sums of the float8 codes in tile order, whose real
+// value is sum * x_scale * w_scale[channel] + bias[channel], and whether a Relu followed. A
+// QuantizeLinear to float8 consuming it applies the FP8 output stage.
+struct LazyFp8 {
+  std::vector<float> sums;
+  float x_scale = 1;
+  std::vector<float> w_scale;  // one, or one per output channel
+  std::vector<float> bias;     // none, or one per output channel (the float32 bias as given)
+  int64_t channel_axis = 1;
+  bool relu = false;
+};
+
 // A value in the graph: a tensor, and what it is known to be beyond its elements. A lazy value's
 // tensor holds only its element type (float) and dimensions until something needs the floats.
 struct Value {
   OnnxTensor t;
   std::shared_ptr<const DqOrigin> dq;
   std::shared_ptr<const Lazy> lazy;
+  std::shared_ptr<const LazyFp8> fp8 = nullptr;
 };
 
 size_t channel_of(const std::vector<int64_t>& dims, int64_t axis, size_t nparams, int64_t i) {
@@ -182,6 +199,22 @@ size_t channel_of(const std::vector<int64_t>& dims, int64_t axis, size_t nparams
 // float rounding (the float op sums products of dequantized values); the integer result is only
 // defined where a QuantizeLinear follows, which is the only place the fused form exists.
 OnnxTensor materialize(const Value& v) {
+  if (v.fp8) {
+    // A consumer other than QuantizeLinear to float8: the float value sum * (x_scale * w_scale)
+    // + bias, then the Relu (in float32; the group's integer-free definition up to rounding).
+    const LazyFp8& z = *v.fp8;
+    OnnxTensor t = v.t;
+    t.floats.resize(z.sums.size());
+    for (size_t i = 0; i < z.sums.size(); ++i) {
+      const size_t c =
+          channel_of(t.dims, z.channel_axis, std::max(z.w_scale.size(), z.bias.size()), i);
+      float f = z.sums[i] * (z.x_scale * z.w_scale[z.w_scale.size() == 1 ? 0 : c]);
+      if (!z.bias.empty()) f += z.bias[c];
+      if (z.relu && !(f >= 0)) f = std::isnan(f) ? f : 0.0f;
+      t.floats[i] = f;
+    }
+    return t;
+  }
   if (!v.lazy) return v.t;
   const Lazy& z = *v.lazy;
   OnnxTensor t = v.t;
@@ -462,12 +495,49 @@ class Executor {
     const OnnxTensor scale = float_tensor(1);
     int32_t y_elem = kOnnxUint8;
     std::vector<int32_t> zp;
+    const int64_t output_dtype = n_->attr("output_dtype", 0);
     if (has(2)) {
       const OnnxTensor z = tensor(2);
       y_elem = z.elem_type;
       zp.assign(z.ints.begin(), z.ints.end());
-    } else if (n_->attr("output_dtype", 0) != 0) {
-      y_elem = static_cast<int32_t>(n_->attr("output_dtype", 0));
+      if (output_dtype != 0 && output_dtype != y_elem)
+        malformed("output_dtype differs from the zero point's type");
+    } else if (output_dtype != 0) {
+      y_elem = static_cast<int32_t>(output_dtype);
+    }
+    if (is_fp8(y_elem)) {
+      const bool saturate = n_->attr("saturate", 1) != 0;
+      const Value& xv = arg(0);
+      if (xv.fp8 && saturate && scale.floats.size() == 1) {
+        // The FP8 output stage of the tensor unit: per column scale fl32(fl32(x_scale *
+        // w_scale) / y_scale) and bias fl32(b / y_scale), the Relu, then the saturating
+        // rounding into the output format.
+        const LazyFp8& z = *xv.fp8;
+        const float ys = scale.floats[0];
+        const FpFormat f = y_elem == kFloat8E4m3fn ? FpFormat::kE4M3 : FpFormat::kE5M2;
+        OnnxTensor y;
+        y.elem_type = y_elem;
+        y.dims = xv.t.dims;
+        y.ints.resize(z.sums.size());
+        for (size_t i = 0; i < z.sums.size(); ++i) {
+          const size_t c =
+              channel_of(y.dims, z.channel_axis, std::max(z.w_scale.size(), z.bias.size()), i);
+          const float sc =
+              onnx_output_scale(z.x_scale, z.w_scale[z.w_scale.size() == 1 ? 0 : c], ys);
+          const float b = z.bias.empty() ? 0.0f : z.bias[c] / ys;
+          y.ints[i] = fp_encode(fp_postprocess(z.sums[i], sc, b, z.relu), f);
+        }
+        return out(0, std::move(y));
+      }
+      // float8: x / y_scale rounded into the format (saturate, default 1, as ONNX Cast); the
+      // zero point is not added (the specification's reference and onnxruntime ignore it).
+      if (n_->attr("block_size", 0) != 0) unsupported("blocked quantization");
+      const OnnxTensor xf = float_tensor(0);
+      const int64_t axis =
+          scale.floats.size() > 1 ? norm_axis(n_->attr("axis", 1), xf.dims.size()) : 1;
+      IntTensor q = quantize_linear_fp8({xf.dims, xf.floats}, scale.floats, fp8_type(y_elem),
+                                        saturate, static_cast<int>(axis));
+      return out(0, from_int(std::move(q), y_elem, 0));
     }
     const QType type = qtype(y_elem);
     const Value& x = arg(0);
@@ -506,8 +576,9 @@ class Executor {
   void dequantize_linear_op() {
     if (n_->attr("block_size", 0) != 0) unsupported("blocked quantization");
     const OnnxTensor x = tensor(0);
+    if (is_fp8(x.elem_type)) return dequantize_fp8_op(x);
     if (!is_8bit(x.elem_type) && x.elem_type != kOnnxInt32) {
-      unsupported("data type " + std::to_string(x.elem_type) + " (uint8, int8, int32)");
+      unsupported("data type " + std::to_string(x.elem_type) + " (uint8, int8, int32, float8)");
     }
     auto origin = std::make_shared<DqOrigin>();
     origin->q = x;
@@ -526,6 +597,84 @@ class Executor {
     t.dims = std::move(y.dims);
     t.floats = std::move(y.data);
     out(0, Value{std::move(t), std::move(origin), nullptr});
+  }
+
+  // DequantizeLinear from float8: float32(x) * x_scale. The zero point, when given, must be +0
+  // (code 0) of the input's type: the specification's reference raises on any other value, and
+  // so does onnxruntime.
+  void dequantize_fp8_op(const OnnxTensor& x) {
+    const std::vector<float> scale = float_tensor(1).floats;
+    if (has(2)) {
+      const OnnxTensor z = tensor(2);
+      if (z.elem_type != x.elem_type) malformed("the zero point's type differs from the input's");
+      for (int64_t c : z.ints) {
+        if (c != 0) malformed("a float8 zero point must be 0, is code " + std::to_string(c));
+      }
+    }
+    const int64_t axis = scale.size() > 1 ? norm_axis(n_->attr("axis", 1), x.dims.size()) : 1;
+    FloatTensor y =
+        dequantize_linear_fp8(as_int(x), scale, fp8_type(x.elem_type), static_cast<int>(axis));
+    OnnxTensor t;
+    t.elem_type = kOnnxFloat;
+    t.dims = std::move(y.dims);
+    t.floats = std::move(y.data);
+    // The codes and scales, for an FP8 MatMul / Gemm / Conv reading this (the zero point is 0).
+    auto origin = std::make_shared<DqOrigin>();
+    origin->q = x;
+    origin->scale = scale;
+    origin->axis = axis;
+    out(0, Value{std::move(t), std::move(origin), nullptr});
+  }
+
+  // --- the FP8 QDQ group (GraphOptions::fp8_tile_rows) --------------------------------------
+
+  // Inputs `x_at` and `w_at` are DequantizeLinear outputs of float8 tensors, x per tensor, w per
+  // tensor or per axis `w_axis` with `channels` scales, and the optional bias `bias_at` a float32
+  // tensor of `channels` values (1-D, or 1 x channels for Gemm): the group the runtime lowers.
+  bool fp8_operands(size_t x_at, size_t w_at, size_t bias_at, int64_t w_axis, int64_t channels,
+                    std::vector<float>* bias) const {
+    if (options_.fp8_tile_rows < 1) return false;
+    const Value& x = arg(x_at);
+    const Value& w = arg(w_at);
+    if (!x.dq || !w.dq || !is_fp8(x.dq->q.elem_type) || !is_fp8(w.dq->q.elem_type)) return false;
+    if (!x.dq->per_tensor()) return false;
+    if (!w.dq->per_tensor() &&
+        (w.dq->axis != w_axis || static_cast<int64_t>(w.dq->scale.size()) != channels))
+      return false;
+    bias->clear();
+    if (!has(bias_at)) return true;
+    const Value& b = arg(bias_at);
+    if (b.lazy || b.fp8 || !b.t.is_float() || b.t.size() != channels) return false;
+    if (b.t.dims.size() != 1 &&
+        !(n_->op_type == "Gemm" && b.t.dims == std::vector<int64_t>{1, channels}))
+      return false;
+    *bias = b.t.floats;
+    return true;
+  }
+
+  // The FP32 sums of A [m][k] x W [k][n] (float8 codes) as the tensor unit forms them.
+  std::vector<float> fp8_sums(const std::vector<int64_t>& a, int32_t a_elem,
+                              const std::vector<int64_t>& w, int32_t w_elem, int64_t m, int64_t k,
+                              int64_t n) const {
+    const std::vector<uint32_t> a32(a.begin(), a.end()), w32(w.begin(), w.end());
+    auto fmt = [](int32_t e) { return e == kFloat8E4m3fn ? FpFormat::kE4M3 : FpFormat::kE5M2; };
+    return gemm_fp(a32, w32, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n),
+                   fmt(a_elem), fmt(w_elem), options_.fp8_tile_rows);
+  }
+
+  Value fp8_value(std::vector<int64_t> dims, std::vector<float> sums, size_t x_at, size_t w_at,
+                  std::vector<float> bias, int64_t channel_axis) const {
+    auto z = std::make_shared<LazyFp8>();
+    z->sums = std::move(sums);
+    z->x_scale = arg(x_at).dq->scale[0];
+    z->w_scale = arg(w_at).dq->scale;
+    z->bias = std::move(bias);
+    z->channel_axis = channel_axis;
+    Value v;
+    v.t.elem_type = kOnnxFloat;
+    v.t.dims = std::move(dims);
+    v.fp8 = std::move(z);
+    return v;
   }
 
   // --- the integer operators ----------------------------------------------------------------
@@ -683,6 +832,43 @@ class Executor {
       }
       return out(0, lazy_value(ydims, std::move(acc), q, 1));
     }
+    std::vector<float> fbias;
+    if (xs.dims.size() == 4 && group == 1 && fp8_operands(0, 1, 2, 0, m, &fbias)) {
+      // The FP8 group: im2col rows (b, output position) of K = (kernel position, channel), the
+      // runtime's and the driver's order, padded positions code 0 (+0); OIHW weights as K x M.
+      const OnnxTensor& x8 = arg(0).dq->q;
+      const OnnxTensor& w8 = arg(1).dq->q;
+      const int64_t in_plane = count(spatial(xs.dims)), kk = win.k_count * c,
+                    rows = n * win.out_count;
+      std::vector<int64_t> a(static_cast<size_t>(rows * kk), 0), wk(static_cast<size_t>(kk * m));
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t p = 0; p < win.out_count; ++p) {
+          for (int64_t kp = 0; kp < win.k_count; ++kp) {
+            const int64_t off = win.offs[p * win.k_count + kp];
+            if (off < 0) continue;
+            for (int64_t ch = 0; ch < c; ++ch) {
+              a[(b * win.out_count + p) * kk + kp * c + ch] =
+                  x8.ints[(b * c + ch) * in_plane + off];
+            }
+          }
+        }
+      }
+      for (int64_t o = 0; o < m; ++o) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          for (int64_t kp = 0; kp < win.k_count; ++kp)
+            wk[(kp * c + ch) * m + o] = w8.ints[(o * c + ch) * win.k_count + kp];
+        }
+      }
+      const std::vector<float> sums = fp8_sums(a, x8.elem_type, wk, w8.elem_type, rows, kk, m);
+      std::vector<float> nchw(sums.size());
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t p = 0; p < win.out_count; ++p) {
+          for (int64_t o = 0; o < m; ++o)
+            nchw[(b * m + o) * win.out_count + p] = sums[(b * win.out_count + p) * m + o];
+        }
+      }
+      return out(0, fp8_value(ydims, std::move(nchw), 0, 1, std::move(fbias), 1));
+    }
 
     const OnnxTensor x = float_tensor(0), w = float_tensor(1);
     std::vector<float> bias;
@@ -761,6 +947,16 @@ class Executor {
       return out(0, lazy_value(s.out, std::vector<int64_t>(acc32.data.begin(), acc32.data.end()), q,
                                static_cast<int64_t>(s.out.size()) - 1));
     }
+    std::vector<float> fbias;
+    if (bs.dims.size() == 2 && fp8_operands(0, 1, 99, 1, s.n, &fbias)) {
+      // The FP8 group with 2-D weights: every leading dimension of A folds into the rows.
+      const OnnxTensor& a8 = arg(0).dq->q;
+      const OnnxTensor& b8 = arg(1).dq->q;
+      return out(0, fp8_value(s.out,
+                              fp8_sums(a8.ints, a8.elem_type, b8.ints, b8.elem_type, s.batch * s.m,
+                                       s.k, s.n),
+                              0, 1, {}, static_cast<int64_t>(s.out.size()) - 1));
+    }
     const OnnxTensor a = float_tensor(0), b = float_tensor(1);
     OnnxTensor y = empty_like(a, s.out);
     for (int64_t t = 0; t < s.batch; ++t) {
@@ -809,6 +1005,15 @@ class Executor {
       }
       return out(0, lazy_value({m, n}, std::move(acc), q, 1));
     }
+    std::vector<float> fbias;
+    if (!trans_a && alpha == 1.0f && (beta == 1.0f || !has(2)) &&
+        fp8_operands(0, 1, 2, trans_b ? 0 : 1, n, &fbias)) {
+      const OnnxTensor& a8 = arg(0).dq->q;
+      const OnnxTensor b8 = trans_b ? transposed_2d(arg(1).dq->q) : arg(1).dq->q;
+      return out(
+          0, fp8_value({m, n}, fp8_sums(a8.ints, a8.elem_type, b8.ints, b8.elem_type, m, k, n), 0,
+                       1, std::move(fbias), 1));
+    }
     const OnnxTensor a = float_tensor(0), b = float_tensor(1);
     std::vector<float> c;
     std::vector<int64_t> c_index;
@@ -839,6 +1044,15 @@ class Executor {
 
   void clamp_op(bool relu) {
     const Value& x = arg(0);
+    if (x.fp8 && relu) {
+      // Folded into the FP8 output stage (relu after the bias, -0 to +0, NaN through).
+      auto z = std::make_shared<LazyFp8>(*x.fp8);
+      z->relu = true;
+      Value v;
+      v.t = x.t;
+      v.fp8 = std::move(z);
+      return out(0, std::move(v));
+    }
     if (x.lazy) {
       // Exact in the integer domain: the bound is applied to the quantized value when a
       // QuantizeLinear consumes this (see quantize_linear_op).
@@ -849,7 +1063,7 @@ class Executor {
       z->clamps.emplace_back(lo, hi);
       return out(0, Value{x.t, nullptr, std::move(z)});
     }
-    OnnxTensor y = x.t;
+    OnnxTensor y = materialize(x);
     if (y.is_float()) {
       const float lo = relu ? 0.0f : (has(1) ? scalar_float(1) : -kInf);
       const float hi = relu || !has(2) ? kInf : scalar_float(2);
@@ -1186,7 +1400,9 @@ bool op_supported(const weft::OnnxNode& n, std::string* why) {
   }
   if (n.op_type == "QuantizeLinear") {
     const int64_t t = n.attr("output_dtype", 0);
-    if (t != 0 && !is_8bit(static_cast<int32_t>(t))) return no("output_dtype " + std::to_string(t));
+    if (t != 0 && !is_8bit(static_cast<int32_t>(t)) && !is_fp8(static_cast<int32_t>(t))) {
+      return no("output_dtype " + std::to_string(t));
+    }
   }
   if (n.op_type == "Pad") {
     const std::string mode = n.sattr("mode", "constant");

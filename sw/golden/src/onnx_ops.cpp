@@ -1,11 +1,15 @@
 #include "weft/golden/onnx_ops.hpp"
-#include "weft/golden/quant.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cfenv>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "weft/golden/fp.hpp"
+#include "weft/golden/quant.hpp"
 
 namespace weft::golden::onnx {
 namespace {
@@ -201,6 +205,88 @@ FloatTensor dequantize_linear(const IntTensor& x, const std::vector<float>& x_sc
     const size_t p = param_index(x.dims, x_scale.size(), axis, static_cast<int64_t>(i));
     const int32_t zp = x_zero_point.empty() ? 0 : x_zero_point[x_zero_point.size() == 1 ? 0 : p];
     y.data[i] = static_cast<float>(x.data[i] - zp) * x_scale[p];
+  }
+  return y;
+}
+
+namespace {
+
+FpFormat fp_format(Fp8Type t) { return t == Fp8Type::kE4m3fn ? FpFormat::kE4M3 : FpFormat::kE5M2; }
+
+// The non-negative finite values of a float8 format in code order (codes 0x00 up to the largest
+// finite one, 0x7E for E4M3FN, 0x7B for E5M2): increasing, so a value's neighbours are found by
+// binary search.
+struct Fp8Table {
+  std::vector<double> value;  // value[code]
+};
+const Fp8Table& fp8_table(Fp8Type t) {
+  static const std::array<Fp8Table, 2> tables = [] {
+    std::array<Fp8Table, 2> a;
+    for (int i = 0; i < 2; ++i) {
+      const Fp8Type type = i == 0 ? Fp8Type::kE4m3fn : Fp8Type::kE5m2;
+      const uint32_t last = type == Fp8Type::kE4m3fn ? 0x7E : 0x7B;
+      for (uint32_t c = 0; c <= last; ++c) a[i].value.push_back(fp_decode(c, fp_format(type)));
+    }
+    return a;
+  }();
+  return tables[t == Fp8Type::kE4m3fn ? 0 : 1];
+}
+
+}  // namespace
+
+int32_t quantize_fp8_value(float x, float y_scale, Fp8Type type, bool saturate) {
+  const bool e4m3 = type == Fp8Type::kE4m3fn;
+  const float v = x / y_scale;  // float32, the library builds without contraction
+  const int32_t sign = std::signbit(v) ? 0x80 : 0;
+  const int32_t nan = e4m3 ? 0x7F : 0x7E;
+  if (std::isnan(v)) return saturate ? nan : nan | sign;
+  const std::vector<double>& table = fp8_table(type).value;
+  const int32_t max_code = static_cast<int32_t>(table.size()) - 1;
+  const double a = std::fabs(static_cast<double>(v));
+  int32_t code;
+  if (a >= table.back()) {
+    // At or past the largest finite value: the next step up would be 2^(emax+1) (E4M3FN's 480
+    // is its NaN pattern, E5M2's 65536 its Inf). Half way there is a tie, which goes to the even
+    // neighbour: max (mantissa 110) for E4M3FN, the even 2^16 (mantissa 00) for E5M2.
+    const double next = table.back() + (table.back() - table[max_code - 1]);
+    const double mid = (table.back() + next) / 2;
+    const bool up = a > mid || (a == mid && !e4m3);
+    if (!up || saturate) return max_code | sign;
+    return e4m3 ? nan | sign : 0x7C | sign;  // E4M3FN has no Inf: NaN
+  }
+  // Neighbours lo <= a < hi; the midpoint of two float8 values is exact in double.
+  const auto it = std::upper_bound(table.begin(), table.end(), a);
+  const int32_t hi = static_cast<int32_t>(it - table.begin()), lo = hi - 1;
+  const double mid = (table[lo] + table[hi]) / 2;
+  if (a < mid)
+    code = lo;
+  else if (a > mid)
+    code = hi;
+  else
+    code = (lo % 2 == 0) ? lo : hi;  // a tie: the even code (mantissa LSB 0)
+  return code | sign;
+}
+
+float dequantize_fp8_value(int32_t code, float x_scale, Fp8Type type) {
+  return fp_decode(static_cast<uint32_t>(code), fp_format(type)) * x_scale;
+}
+
+IntTensor quantize_linear_fp8(const FloatTensor& x, const std::vector<float>& y_scale, Fp8Type type,
+                              bool saturate, int axis) {
+  IntTensor y{x.dims, std::vector<int32_t>(x.data.size())};
+  for (size_t i = 0; i < x.data.size(); ++i) {
+    const size_t p = param_index(x.dims, y_scale.size(), axis, static_cast<int64_t>(i));
+    y.data[i] = quantize_fp8_value(x.data[i], y_scale[p], type, saturate);
+  }
+  return y;
+}
+
+FloatTensor dequantize_linear_fp8(const IntTensor& x, const std::vector<float>& x_scale,
+                                  Fp8Type type, int axis) {
+  FloatTensor y{x.dims, std::vector<float>(x.data.size())};
+  for (size_t i = 0; i < x.data.size(); ++i) {
+    const size_t p = param_index(x.dims, x_scale.size(), axis, static_cast<int64_t>(i));
+    y.data[i] = dequantize_fp8_value(x.data[i], x_scale[p], type);
   }
   return y;
 }

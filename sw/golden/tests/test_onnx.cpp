@@ -187,3 +187,112 @@ TEST(GoldenActivation, RejectsBadZeroPointScaleAndOverflow) {
   EXPECT_THROW(g::activation_bounds(static_cast<g::Activation>(9), true, 0, 1.0f, &lo, &hi),
                std::invalid_argument);
 }
+
+// --- QuantizeLinear / DequantizeLinear with float8 (weft/golden/onnx_ops.hpp) ----------------
+
+#include "weft/golden/fp.hpp"
+#include "weft/golden/onnx_ops.hpp"
+
+namespace {
+namespace go = weft::golden::onnx;
+constexpr go::Fp8Type kE4m3 = go::Fp8Type::kE4m3fn, kE5m2 = go::Fp8Type::kE5m2;
+bool nan8(int32_t c, go::Fp8Type t) { return t == kE4m3 ? (c & 0x7F) == 0x7F : (c & 0x7F) > 0x7C; }
+}  // namespace
+
+// Hand-worked values with y_scale 1 (the division exact, the rounding alone decides).
+TEST(GoldenOnnxFp8, QuantizeRoundsTiesToEvenAndSaturatesOrOverflows) {
+  struct Case {
+    go::Fp8Type t;
+    float x;
+    int32_t sat, nosat;  // expected codes, saturate 1 / 0
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  const Case cases[] = {
+      {kE4m3, 1.0625f, 0x38, 0x38},         // 1 + 1/16: tie between 1.0 (even) and 1.125
+      {kE4m3, 1.1875f, 0x3A, 0x3A},         // tie between 1.125 and 1.25 (even)
+      {kE4m3, 0x1p-10f, 0x00, 0x00},        // half the smallest subnormal: tie to +0
+      {kE4m3, 3 * 0x1p-10f, 0x02, 0x02},    // 1.5 subnormal steps: tie to the even 2
+      {kE4m3, 7.5f * 0x1p-9f, 0x08, 0x08},  // largest subnormal + half: tie to 2^-6 (even)
+      {kE4m3, -1e-30f, 0x80, 0x80},         // underflow keeps the sign
+      {kE4m3, 464.0f, 0x7E, 0x7E},          // 448 + half an ulp: tie to the even 448
+      {kE4m3, 464.5f, 0x7E, 0x7F},          // past it: max, or NaN
+      {kE4m3, -500.0f, 0xFE, 0xFF},         // -max, or NaN with the sign (ml_dtypes' cast)
+      {kE4m3, inf, 0x7E, 0x7F},
+      {kE4m3, -inf, 0xFE, 0xFF},
+      {kE5m2, 1.125f, 0x3C, 0x3C},        // tie between 1.0 (even) and 1.25
+      {kE5m2, 1.375f, 0x3E, 0x3E},        // tie between 1.25 and 1.5 (even)
+      {kE5m2, 3 * 0x1p-17f, 0x02, 0x02},  // subnormal tie to the even 2^-15
+      {kE5m2, 61439.0f, 0x7B, 0x7B},      // below the tie: 57344
+      {kE5m2, 61440.0f, 0x7B, 0x7C},      // the tie: its even neighbour is 2^16 = Inf
+      {kE5m2, -65536.0f, 0xFB, 0xFC | 0x80},
+      {kE5m2, -inf, 0xFB, 0xFC},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(go::quantize_fp8_value(c.x, 1.0f, c.t, true), c.sat) << c.x;
+    EXPECT_EQ(go::quantize_fp8_value(c.x, 1.0f, c.t, false), c.nosat) << c.x;
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(go::quantize_fp8_value(nan, 1.0f, kE4m3, true), 0x7F);
+  EXPECT_EQ(go::quantize_fp8_value(-nan, 1.0f, kE4m3, true), 0x7F);   // canonical, as fp_encode
+  EXPECT_EQ(go::quantize_fp8_value(-nan, 1.0f, kE4m3, false), 0xFF);  // the sign kept
+  EXPECT_EQ(go::quantize_fp8_value(-nan, 1.0f, kE5m2, false), 0xFE);
+  // x / y_scale rounds to float32 before the float8 rounding: the exact quotient of these two is
+  // a little above 1.0625 (1.125 nearer), its float32 rounding the tie 1.0625 itself (to 1.0).
+  EXPECT_EQ(go::quantize_fp8_value(0x1.b1617ep+2f, 0x1.97e348p+2f, kE4m3, true), 0x38);
+}
+
+// The golden quantizer (a search over the format's values) equals fp_encode (bit manipulation)
+// wherever both are defined, saturate=1, over float32 values of every exponent; saturate=0
+// differs from it only past the overflow threshold.
+TEST(GoldenOnnxFp8, QuantizeEqualsFpEncodeOverFloat32) {
+  int64_t checked = 0;
+  for (uint64_t bits = 0; bits < (uint64_t{1} << 32);
+       bits += 4093) {  // a prime stride: all mantissas
+    const float x = from_bits(static_cast<uint32_t>(bits));
+    for (go::Fp8Type t : {kE4m3, kE5m2}) {
+      const g::FpFormat f = t == kE4m3 ? g::FpFormat::kE4M3 : g::FpFormat::kE5M2;
+      const int32_t want = static_cast<int32_t>(g::fp_encode(x, f));
+      const int32_t sat = go::quantize_fp8_value(x, 1.0f, t, true);
+      ASSERT_EQ(sat, want) << std::hexfloat << x;
+      const int32_t nosat = go::quantize_fp8_value(x, 1.0f, t, false);
+      const float limit = t == kE4m3 ? 464.0f : 61440.0f;
+      if (std::isnan(x)) {
+        ASSERT_TRUE(nan8(nosat, t));
+      } else if (t == kE4m3 ? std::fabs(x) > limit : std::fabs(x) >= limit) {
+        ASSERT_EQ(nosat, (t == kE4m3 ? 0x7F : 0x7C) | (std::signbit(x) ? 0x80 : 0)) << x;
+      } else {
+        ASSERT_EQ(nosat, want) << std::hexfloat << x;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 2000000);
+}
+
+TEST(GoldenOnnxFp8, DequantizeIsTheExactValueTimesTheScaleInFloat32) {
+  for (go::Fp8Type t : {kE4m3, kE5m2}) {
+    const g::FpFormat f = t == kE4m3 ? g::FpFormat::kE4M3 : g::FpFormat::kE5M2;
+    for (int32_t c = 0; c < 256; ++c) {
+      const float y = go::dequantize_fp8_value(c, 1.7f, t);
+      const float v = g::fp_decode(static_cast<uint32_t>(c), f);
+      if (nan8(c, t)) {
+        EXPECT_TRUE(std::isnan(y)) << c;
+      } else {
+        EXPECT_EQ(y, static_cast<float>(static_cast<double>(v) * 1.7f)) << c;  // one rounding
+        EXPECT_EQ(std::signbit(y), (c & 0x80) != 0) << c;
+      }
+    }
+  }
+  EXPECT_EQ(go::dequantize_fp8_value(0x7E, 1.0f, kE4m3), 448.0f);
+  EXPECT_EQ(go::dequantize_fp8_value(0x7C, 1.0f, kE5m2), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(go::dequantize_fp8_value(0x01, 1.0f, kE4m3), 0x1p-9f);
+  EXPECT_EQ(go::dequantize_fp8_value(0x01, 1.0f, kE5m2), 0x1p-16f);
+}
+
+TEST(GoldenOnnxFp8, PerAxisParameters) {
+  const go::FloatTensor x{{2, 3}, {1, 2, 3, 4, 5, 6}};
+  const go::IntTensor q = go::quantize_linear_fp8(x, {1.0f, 2.0f}, kE4m3, true, 0);
+  EXPECT_EQ(q.data, (std::vector<int32_t>{0x38, 0x40, 0x44, 0x40, 0x42, 0x44}));  // 1 2 3 | 2 2.5 3
+  const go::FloatTensor y = go::dequantize_linear_fp8(q, {1.0f, 2.0f, 0.5f}, kE4m3, 1);
+  EXPECT_EQ(y.data, (std::vector<float>{1, 4, 1.5f, 2, 5, 1.5f}));
+}

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "weft/error.hpp"
+#include "weft/golden/fp.hpp"
+#include "weft/onnx_graph.hpp"
 
 namespace weft::model {
 namespace {
@@ -48,6 +50,48 @@ float f32_add(float a, float b) {
   return r;
 }
 
+// The exact value of a float8 code, decoded here from the OCP formats' definitions (not with the
+// golden model's fp_decode, which the golden executor uses: the two check each other). Every NaN
+// becomes the canonical quiet NaN (0x7FC00000), as fp_decode gives it.
+float fp8_value(int64_t code, int32_t type) {
+  const bool e4m3 = type == kOnnxFloat8E4m3fn;
+  const int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15, emax = e4m3 ? 15 : 31;
+  const int c = int(code) & 0xFF, e = (c & 0x7F) >> mbits, m = c & ((1 << mbits) - 1);
+  float v;
+  if (e4m3 && (c & 0x7F) == 0x7F)
+    return std::numeric_limits<float>::quiet_NaN();  // E4M3FN: only NaN
+  if (!e4m3 && e == emax) {
+    if (m) return std::numeric_limits<float>::quiet_NaN();
+    v = std::numeric_limits<float>::infinity();
+  } else if (e == 0) {
+    v = std::ldexp(float(m), 1 - bias - mbits);  // subnormal: m * 2^(1 - bias - mbits), exact
+  } else {
+    v = std::ldexp(float((1 << mbits) | m), e - bias - mbits);
+  }
+  return (c & 0x80) ? -v : v;
+}
+
+// QuantizeLinear's float8 rounding of v = x / y_scale (already rounded to float32).
+//   saturate = 1: golden::fp_encode, which is ONNX Cast's saturate=1 (round to nearest even,
+//     +-Inf and overflow to +-max, NaN to the canonical NaN 0x7F / 0x7E).
+//   saturate = 0: round to nearest even without saturation, as the specification's reference
+//     (ml_dtypes' astype) does: E4M3FN has no infinity, so |v| > 464 (448 + half its ulp; 464
+//     itself is a tie that goes to the even 448) and +-Inf become NaN, the sign kept (0x7F /
+//     0xFF); E5M2 overflows to +-Inf from 61440 (57344 + half its ulp, a tie whose even
+//     neighbour is 2^16 = Inf). A NaN keeps its sign. Below the overflow both round as
+//     fp_encode does.
+int64_t quantize_fp8(float v, int32_t type, bool saturate) {
+  const bool e4m3 = type == kOnnxFloat8E4m3fn;
+  const golden::FpFormat f = e4m3 ? golden::FpFormat::kE4M3 : golden::FpFormat::kE5M2;
+  if (saturate) return int64_t(golden::fp_encode(v, f));
+  const int64_t sign = std::signbit(v) ? 0x80 : 0;
+  if (std::isnan(v)) return (e4m3 ? 0x7F : 0x7E) | sign;
+  const float a = std::fabs(v);
+  if (e4m3 && a > 464.0f) return 0x7F | sign;
+  if (!e4m3 && a >= 61440.0f) return 0x7C | sign;
+  return int64_t(golden::fp_encode(v, f));
+}
+
 // Values of a tensor as float / int64 (converting integers to float for float ops).
 float fval(const OnnxTensor& t, int64_t i) { return t.is_float() ? t.floats[i] : float(t.ints[i]); }
 
@@ -85,20 +129,25 @@ std::vector<int64_t> int_values(const OnnxNode& n, const OnnxTensor& t, const ch
   return t.ints;
 }
 
-// Quantization parameters: scale (float, 1 or per axis) and zero point (1 or per axis, optional).
+// Quantization parameters: scale (float, 1 or per axis) and zero point (1 or per axis, optional;
+// integer values, or float8 codes).
 struct QParams {
   std::vector<float> scale;
   std::vector<int64_t> zp;
   int32_t type = kOnnxUint8;
+  bool has_zp = false;
 };
 QParams qparams(const OnnxNode& n, const std::vector<const OnnxTensor*>& in) {
   QParams q;
+  if (n.attr("block_size", 0) != 0) fail(n, "unsupported: blocked quantization (block_size)");
   const OnnxTensor& s = need(n, in, 1);
   if (!s.is_float() || s.floats.empty()) fail(n, "the scale must be a non-empty float tensor");
   q.scale = s.floats;
   if (in.size() > 2 && in[2]) {
-    q.zp = int_values(n, *in[2], "the zero point");
+    if (!is_float8(in[2]->elem_type)) int_values(n, *in[2], "the zero point");  // checks the type
+    q.zp = in[2]->ints;
     q.type = in[2]->elem_type;
+    q.has_zp = true;
     if (q.zp.size() != q.scale.size()) fail(n, "the zero point and scale differ in size");
   } else {
     q.zp.assign(q.scale.size(), 0);
@@ -121,16 +170,35 @@ std::function<size_t(int64_t)> param_index(const OnnxNode& n, const OnnxTensor& 
 
 OnnxTensor quantize(const OnnxNode& n, const std::vector<const OnnxTensor*>& in) {
   const OnnxTensor& x = need(n, in, 0);
-  const QParams q = qparams(n, in);
-  if (q.type != kOnnxUint8 && q.type != kOnnxInt8) fail(n, "unsupported: output type other than uint8/int8");
-  int32_t lo, hi;
-  type_range(q.type, &lo, &hi);
-  auto pi = param_index(n, x, q.scale.size(), n.attr("axis", 1));
+  if (is_float8(x.elem_type)) fail(n, "the input must be a float or integer tensor, not float8");
+  QParams q = qparams(n, in);
+  // Opset 21's output_dtype: the output type when there is no zero point; with one, it must agree
+  // (the specification's reference raises otherwise).
+  if (const int64_t dtype = n.attr("output_dtype", 0); dtype != 0) {
+    if (q.has_zp && dtype != q.type)
+      fail(n, "output_dtype " + std::to_string(dtype) + " differs from the zero point's type " +
+                  std::to_string(q.type));
+    q.type = int32_t(dtype);
+  }
   OnnxTensor y;
   y.elem_type = q.type;
   y.dims = x.dims;
   const int64_t count = x.size();
   y.ints.resize(count);
+  auto pi = param_index(n, x, q.scale.size(), n.attr("axis", 1));
+  if (is_float8(q.type)) {
+    // The zero point is not added for float8: the specification calls it "usually not used", and
+    // its reference and onnxruntime ignore it whatever its value (a nonzero one too).
+    const bool saturate = n.attr("saturate", 1) != 0;
+    for (int64_t i = 0; i < count; ++i)
+      y.ints[i] = quantize_fp8(f32_div(fval(x, i), q.scale[pi(i)]), q.type, saturate);
+    return y;
+  }
+  if (q.type != kOnnxUint8 && q.type != kOnnxInt8)
+    fail(n, "unsupported: output type " + std::to_string(q.type) +
+                " (uint8, int8, float8 e4m3fn / e5m2 are)");
+  int32_t lo, hi;
+  type_range(q.type, &lo, &hi);
   for (int64_t i = 0; i < count; ++i) {
     const size_t p = pi(i);
     y.ints[i] = quantize_value(fval(x, i), q.scale[p], int32_t(q.zp[p]), lo, hi);
@@ -140,7 +208,8 @@ OnnxTensor quantize(const OnnxNode& n, const std::vector<const OnnxTensor*>& in)
 
 OnnxTensor dequantize(const OnnxNode& n, const std::vector<const OnnxTensor*>& in) {
   const OnnxTensor& x = need(n, in, 0);
-  if (!is_int_type(x.elem_type)) fail(n, "the input must be an integer tensor");
+  if (!is_int_type(x.elem_type) && !is_float8(x.elem_type))
+    fail(n, "the input must be an integer or float8 tensor");
   const QParams q = qparams(n, in);
   auto pi = param_index(n, x, q.scale.size(), n.attr("axis", 1));
   OnnxTensor y;
@@ -148,6 +217,23 @@ OnnxTensor dequantize(const OnnxNode& n, const std::vector<const OnnxTensor*>& i
   y.dims = x.dims;
   const int64_t count = x.size();
   y.floats.resize(count);
+  if (is_float8(x.elem_type)) {
+    // y = float32(x) * x_scale: the decoding is exact, the product one float32 rounding. A zero
+    // point other than +0 (code 0; -0 included) is an error, as the specification's reference
+    // and onnxruntime make it.
+    if (q.has_zp && q.type != x.elem_type)
+      fail(n, "the zero point's type differs from the input's");
+    for (int64_t z : q.zp) {
+      if (z != 0)
+        fail(n, "a float8 zero point must be 0 (code 0x00), not code " + std::to_string(z) +
+                    " (the specification's reference and onnxruntime refuse it too)");
+    }
+    for (int64_t i = 0; i < count; ++i)
+      y.floats[i] = f32_mul(fp8_value(x.ints[i], x.elem_type), q.scale[pi(i)]);
+    return y;
+  }
+  // An integer input with a float8 zero point would read codes as integers.
+  if (q.has_zp && is_float8(q.type)) fail(n, "the zero point's type differs from the input's");
   for (int64_t i = 0; i < count; ++i) {
     const size_t p = pi(i);
     // int32 - zero point is exact; its conversion to float32 rounds once, as the spec's reference.
@@ -618,6 +704,19 @@ bool host_op_supported(const OnnxNode& n, std::string* why) {
 std::vector<OnnxTensor> run_host_op(const OnnxNode& n, const std::vector<const OnnxTensor*>& in,
                                     int64_t opset) {
   const std::string& op = n.op_type;
+  // Float8 tensors hold codes, which only the quantization ops decode and data movement copies;
+  // arithmetic on them (Relu, Add, MaxPool, ...) would compute on the codes.
+  static const std::set<std::string> kFloat8Ops = {
+      "QuantizeLinear", "DequantizeLinear", "Reshape",  "Flatten", "Transpose", "Concat", "Pad",
+      "Identity",       "Squeeze",          "Unsqueeze"};
+  if (!kFloat8Ops.count(op)) {
+    for (const OnnxTensor* t : in) {
+      if (t && is_float8(t->elem_type))
+        fail(n, "unsupported: " + op +
+                    " on a float8 tensor (float8 is read by QuantizeLinear, DequantizeLinear and "
+                    "data movement)");
+    }
+  }
   OnnxTensor y;
   if (op == "QuantizeLinear") y = quantize(n, in);
   else if (op == "DequantizeLinear") y = dequantize(n, in);

@@ -73,6 +73,12 @@ struct TensorOp {
   int64_t group = 1;
   std::string auto_pad = "NOTSET";
   std::vector<std::string> folded;  // names of the nodes this op replaces
+  // The FP8 form (docs/model-runtime.md, "FP8 on the tensor unit"): float8 input and weights,
+  // FP32 sums in the tensor unit's tile order, the output stage's scale, optional float32 bias
+  // (`fp_bias`, an initializer of N values, divided by y_scale) and Relu, a float8 output.
+  bool fp8 = false;
+  std::string fp_bias;
+  int64_t y_dtype = 0;  // the QuantizeLinear's output_dtype attribute (0: none)
 };
 
 struct Step {
@@ -169,6 +175,7 @@ struct Model::Impl {
   void lower();
   void plan_memory();
   void run_tensor_op(const Step& s, Values& v, LayerReport& r);
+  void run_fp8_op(const Step& s, Values& v, LayerReport& r);
   bool run_resident(size_t index, const Conv2dShape& cs, const std::vector<uint8_t>& filter_ohwi,
                     const GemmOptions& opt, const std::vector<int32_t>& channel_zps,
                     const OnnxTensor& x, const MatGeometry& mg, Values& v, LayerReport& r);
@@ -287,9 +294,26 @@ bool match_qdq(const OnnxGraph& g, const Uses& u, const OnnxNode& n, TensorOp* t
     *why = "its inputs are not DequantizeLinear outputs (a float operator; the runtime runs quantized networks)";
     return false;
   }
+  // Float8 weights (an initializer of FLOAT8E4M3FN / E5M2) make it the FP8 form.
+  const auto w_const = g.constants.find(dqw->inputs.at(0));
+  const bool fp8 = w_const != g.constants.end() && is_float8(w_const->second.elem_type);
   const std::string bias_in = input(n, 2);
   const OnnxNode* dqb = bias_in.empty() ? nullptr : producer_of(g, u, bias_in, "DequantizeLinear");
-  if (!bias_in.empty() && !dqb) {
+  if (fp8 && !bias_in.empty()) {
+    // The output stage adds one float32 per column: a float32 initializer of N values (Gemm's C
+    // also as 1 x N) divided by y_scale. Anything else would need the sums on the host.
+    const OnnxTensor& wt = w_const->second;
+    const bool rows_out = is_conv || (is_gemm && n.attr("transB", 0) != 0);  // [N][...] weights
+    const int64_t n_out = wt.dims.empty() ? -1 : rows_out ? wt.dims.front() : wt.dims.back();
+    const auto b = g.constants.find(bias_in);
+    const bool ok = b != g.constants.end() && b->second.is_float() && b->second.size() == n_out &&
+                    (b->second.dims.size() == 1 ||
+                     (is_gemm && b->second.dims == std::vector<int64_t>{1, n_out}));
+    if (!ok) {
+      *why = "an FP8 group's bias must be a float32 initializer of one value per output channel";
+      return false;
+    }
+  } else if (!bias_in.empty() && !dqb) {
     *why = "its bias is not the DequantizeLinear of an int32 tensor";
     return false;
   }
@@ -305,6 +329,10 @@ bool match_qdq(const OnnxGraph& g, const Uses& u, const OnnxNode& n, TensorOp* t
   std::string clip_min, clip_max, act_node;
   if (next && (next->op_type == "Relu" || next->op_type == "Clip") && next->domain.empty()) {
     relu = next->op_type == "Relu";
+    if (fp8 && !relu) {
+      *why = "Clip after an FP8 MatMul / Gemm / Conv (the FP8 output stage folds Relu only)";
+      return false;
+    }
     if (!relu) {
       clip_min = input(*next, 1), clip_max = input(*next, 2);
       for (const auto& c : {clip_min, clip_max}) {
@@ -325,6 +353,12 @@ bool match_qdq(const OnnxGraph& g, const Uses& u, const OnnxNode& n, TensorOp* t
     *why = "its weights are not an initializer";
     return false;
   }
+  if (fp8 && next->attr("saturate", 1) == 0) {
+    *why =
+        "QuantizeLinear with saturate = 0 after an FP8 MatMul / Gemm / Conv (the tensor unit's "
+        "FP8 output saturates)";
+    return false;
+  }
   // Per-axis weight parameters must lie along the output channels.
   if (g.constants.count(input(*dqw, 1)) && g.constants.at(input(*dqw, 1)).size() > 1) {
     const int64_t rank = int64_t(g.constants.at(dqw->inputs.at(0)).dims.size());
@@ -341,7 +375,7 @@ bool match_qdq(const OnnxGraph& g, const Uses& u, const OnnxNode& n, TensorOp* t
     *why = "a QuantizeLinear or DequantizeLinear without a scale";
     return false;
   }
-  if (dqb) {
+  if (dqb && !fp8) {
     // The bias must be an addend of the accumulator: int32, zero point 0, scale x_scale * w_scale
     // per channel (the quantizer's convention; within float32 rounding of the product).
     const std::string bq = dqb->inputs.at(0), bs = input(*dqb, 1), bz = input(*dqb, 2);
@@ -367,10 +401,13 @@ bool match_qdq(const OnnxGraph& g, const Uses& u, const OnnxNode& n, TensorOp* t
     }
   }
   t->conv = is_conv;
-  t->label = n.op_type + " (QDQ)";
+  t->label = n.op_type + (fp8 ? " (FP8 QDQ)" : " (QDQ)");
+  t->fp8 = fp8;
+  t->fp_bias = fp8 ? bias_in : "";
+  t->y_dtype = next->attr("output_dtype", 0);
   t->x = dqx->inputs.at(0), t->x_scale = input(*dqx, 1), t->x_zp = input(*dqx, 2);
   t->w = dqw->inputs.at(0), t->w_scale = input(*dqw, 1), t->w_zp = input(*dqw, 2);
-  t->bias = dqb ? dqb->inputs.at(0) : "";
+  t->bias = dqb && !fp8 ? dqb->inputs.at(0) : "";
   t->y = next->outputs.at(0), t->y_scale = input(*next, 1), t->y_zp = input(*next, 2);
   t->transpose_w = is_gemm && n.attr("transB", 0) != 0;
   t->relu = relu, t->clip_min = clip_min, t->clip_max = clip_max;
@@ -426,6 +463,12 @@ void Model::Impl::lower() {
     } else if (n.op_type == "Conv" || n.op_type == "MatMul" || n.op_type == "Gemm") {
       std::string why;
       if (!match_qdq(g, u, n, &s.t, &why)) bad_node(g.path, n, "unsupported: " + why);
+      if (s.t.fp8 && !dev->caps().tensor_fp) {
+        bad_node(g.path, n,
+                 "unsupported: FP8 operands need the tensor unit's FP8 modes, which this "
+                 "device does not have (CAP4.fp = 0); the runtime has no float MatMul / Conv "
+                 "on the host");
+      }
       s.where = Placement::kTensorUnit;
       for (size_t i = 1; i < s.t.folded.size(); ++i) folded.insert(s.t.folded[i]);
     } else if (fold_qdq_simt(g, u, n, &s, &synthetic)) {
@@ -440,7 +483,10 @@ void Model::Impl::lower() {
       auto same_const = [&](const std::string& a, const std::string& b) {
         if (a.empty() || b.empty() || !g.constants.count(a) || !g.constants.count(b)) return false;
         const OnnxTensor &ta = g.constants.at(a), &tb = g.constants.at(b);
-        return ta.elem_type == tb.elem_type && ta.ints == tb.ints && ta.floats == tb.floats && ta.size() == 1;
+        // 8-bit integer zero points only: float8 codes are not ordered as integers, so the
+        // integer MaxPool does not apply to them.
+        return ta.elem_type == tb.elem_type && ta.ints == tb.ints && ta.floats == tb.floats &&
+               ta.size() == 1 && (ta.is_float() || is_8bit(ta.elem_type));
       };
       s.where = Placement::kHost;
       if (dq && q && q->op_type == "QuantizeLinear" && q->domain.empty() && sole_consumer(g, u, dq->outputs.at(0)) == &n &&
@@ -488,7 +534,8 @@ void Model::Impl::lower() {
     if (s.where == Placement::kTensorUnit) {
       const TensorOp& t = s.t;
       outs = {t.y};
-      ins = {t.x, t.w, t.x_scale, t.x_zp, t.w_scale, t.w_zp, t.bias, t.y_scale, t.y_zp, t.clip_min, t.clip_max};
+      ins = {t.x,    t.w,       t.x_scale, t.x_zp,     t.w_scale,  t.w_zp,
+             t.bias, t.y_scale, t.y_zp,    t.clip_min, t.clip_max, t.fp_bias};
     } else {
       outs = s.node->outputs;
       ins = s.node->inputs;
@@ -591,7 +638,8 @@ void Model::Impl::plan_memory() {
     std::vector<std::string> ins;
     if (s.where == Placement::kTensorUnit) {
       const TensorOp& t = s.t;
-      ins = {t.x, t.w, t.x_scale, t.x_zp, t.w_scale, t.w_zp, t.bias, t.y_scale, t.y_zp, t.clip_min, t.clip_max};
+      ins = {t.x,    t.w,       t.x_scale, t.x_zp,     t.w_scale,  t.w_zp,
+             t.bias, t.y_scale, t.y_zp,    t.clip_min, t.clip_max, t.fp_bias};
     } else {
       ins = s.node->inputs;
     }
@@ -602,12 +650,15 @@ void Model::Impl::plan_memory() {
   std::set<std::string> outputs;
   for (const auto& o : g.outputs) outputs.insert(o.name);
   for (const Step& s : steps) {
-    if (s.where != Placement::kTensorUnit || s.t.int32_out || outputs.count(s.t.y)) continue;
+    // FP8 steps run host-packed (the resident conv2d is integer): their outputs come back.
+    if (s.where != Placement::kTensorUnit || s.t.int32_out || s.t.fp8 || outputs.count(s.t.y))
+      continue;
     const auto it = readers.find(s.t.y);
     if (it == readers.end()) continue;
     const bool all_inputs = std::all_of(it->second.begin(), it->second.end(), [&](size_t r) {
       const Step& c = steps[r];
-      return c.where == Placement::kTensorUnit && c.t.x == s.t.y && c.t.w != s.t.y && !c.t.int32_out;
+      return c.where == Placement::kTensorUnit && c.t.x == s.t.y && c.t.w != s.t.y &&
+             !c.t.int32_out && !c.t.fp8;
     });
     if (all_inputs) resident.insert(s.t.y);
   }
@@ -781,28 +832,14 @@ bool Model::Impl::run_resident(size_t index, const Conv2dShape& cs,
   return true;
 }
 
-void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
-  const TensorOp& t = s.t;
-  const std::string who = g.path + ": node " + s.node->name + " (" + t.label + ")";
-  const size_t index = size_t(&s - steps.data());
-  // A resident input is known here by its shape and type only (its values are on the device).
-  OnnxTensor x_shape;
-  if (!v.count(t.x) && on_device.count(t.x)) {
-    x_shape.dims = on_device.at(t.x).dims;
-    x_shape.elem_type = on_device.at(t.x).elem_type;
-  }
-  const OnnxTensor& x = v.count(t.x) ? get(v, t.x, who) : x_shape;
-  const OnnxTensor& w = get(v, t.w, who);
-  if (!is_8bit(x.elem_type) || !is_8bit(w.elem_type)) {
-    throw Error(Errc::kBadModel, who + ": unsupported: the input and weights must be uint8 or int8");
-  }
-  const bool x_signed = x.elem_type == kOnnxInt8, w_signed = w.elem_type == kOnnxInt8;
-  const ZeroPoint xz = zero_point_of(v, t.x_zp, who);
-  const ZeroPoint wz = zero_point_of(v, t.w_zp, who);
+namespace {
 
-  // Geometry: a GEMM of rows x k by k x n (per batch), and the output's ONNX dimensions.
-  Conv2dShape cs;
-  MatGeometry mg;
+// The geometry of a tensor-unit step: a GEMM of rows x k by k x n (per batch), the convolution's
+// shape, and the output's ONNX dimensions.
+void tensor_geometry(const TensorOp& t, const OnnxTensor& x, const OnnxTensor& w,
+                     const std::string& who, Conv2dShape* csp, MatGeometry* mgp) {
+  Conv2dShape& cs = *csp;
+  MatGeometry& mg = *mgp;
   if (t.conv) {
     if (x.dims.size() != 4 || w.dims.size() != 4) throw Error(Errc::kBadModel, who + ": unsupported: only 2-D convolutions (4-D input and weights)");
     if (w.dims[1] != x.dims[1]) throw Error(Errc::kBadModel, who + ": the weights have " + std::to_string(w.dims[1]) + " input channels, the input " + std::to_string(x.dims[1]));
@@ -854,6 +891,34 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
     }
     mg.out_dims.push_back(wn);
   }
+}
+
+}  // namespace
+
+void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
+  const TensorOp& t = s.t;
+  const std::string who = g.path + ": node " + s.node->name + " (" + t.label + ")";
+  const size_t index = size_t(&s - steps.data());
+  // A resident input is known here by its shape and type only (its values are on the device).
+  OnnxTensor x_shape;
+  if (!v.count(t.x) && on_device.count(t.x)) {
+    x_shape.dims = on_device.at(t.x).dims;
+    x_shape.elem_type = on_device.at(t.x).elem_type;
+  }
+  const OnnxTensor& x = v.count(t.x) ? get(v, t.x, who) : x_shape;
+  const OnnxTensor& w = get(v, t.w, who);
+  if (!is_8bit(x.elem_type) || !is_8bit(w.elem_type)) {
+    throw Error(Errc::kBadModel,
+                who + ": unsupported: the input and weights must be uint8 or int8");
+  }
+  const bool x_signed = x.elem_type == kOnnxInt8, w_signed = w.elem_type == kOnnxInt8;
+  const ZeroPoint xz = zero_point_of(v, t.x_zp, who);
+  const ZeroPoint wz = zero_point_of(v, t.w_zp, who);
+
+  // Geometry: a GEMM of rows x k by k x n (per batch), and the output's ONNX dimensions.
+  Conv2dShape cs;
+  MatGeometry mg;
+  tensor_geometry(t, x, w, who, &cs, &mg);
   const int64_t rows = mg.m, K = mg.k, N = mg.n;
 
   // Zero points per row of A (MatMulInteger) or per output channel: exact correction on the host.
@@ -1077,6 +1142,144 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
   r.note += std::string(r.note.empty() ? "" : "; ") + "operands packed by the host for this call";
   v[t.y] = std::move(y);
   release(t.x, index);
+}
+
+// The FP8 form of a QDQ MatMul / Gemm / Conv as one host-packed tensor-unit call (the resident
+// implicit-GEMM path is integer only): FP8 operands as they are (one byte per element), FP32 sums
+// in the tensor unit's tile order (docs/tensor-unit.md, "Floating-point modes"), then per column
+// y = relu?(fl32(fl32(acc * scale) + bias)) rounded into the output's float8 format with
+// saturation, where scale = fl32(fl32(x_scale * w_scale[n]) / y_scale) and bias = fl32(b[n] /
+// y_scale). That is the tensor unit's rule, not the specification's float path (which rounds
+// every dequantized product and sums in an unspecified order); the golden executor lowers the
+// same group the same way (weft/golden/onnx_exec.hpp, GraphOptions::fp8_tile_rows).
+void Model::Impl::run_fp8_op(const Step& s, Values& v, LayerReport& r) {
+  const TensorOp& t = s.t;
+  const std::string who = g.path + ": node " + s.node->name + " (" + t.label + ")";
+  materialize(t.x, v);
+  const OnnxTensor& x = get(v, t.x, who);
+  const OnnxTensor& w = get(v, t.w, who);
+  if (!is_float8(x.elem_type) || !is_float8(w.elem_type)) {
+    throw Error(Errc::kBadModel, who + ": unsupported: float8 weights with a " +
+                                     std::to_string(x.elem_type) +
+                                     " input (both operands must be float8)");
+  }
+  auto format_of = [](int32_t elem) {
+    return elem == kOnnxFloat8E4m3fn ? ElemFormat::kE4m3 : ElemFormat::kE5m2;
+  };
+  // Zero points: none or +0 (code 0), as for the host DequantizeLinear.
+  for (const auto& [zp, elem] : {std::pair{t.x_zp, x.elem_type}, std::pair{t.w_zp, w.elem_type}}) {
+    if (zp.empty()) continue;
+    const OnnxTensor& z = get(v, zp, who);
+    if (z.elem_type != elem)
+      throw Error(Errc::kBadModel,
+                  who + ": the zero point '" + zp + "' differs in type from its input");
+    if (std::any_of(z.ints.begin(), z.ints.end(), [](int64_t c) { return c != 0; })) {
+      throw Error(Errc::kBadModel, who + ": a float8 zero point must be 0 (code 0x00)");
+    }
+  }
+  // The output type: the QuantizeLinear's zero point, else its output_dtype.
+  int32_t y_type = int32_t(t.y_dtype);
+  if (!t.y_zp.empty()) {
+    y_type = get(v, t.y_zp, who).elem_type;
+    if (t.y_dtype != 0 && t.y_dtype != y_type)
+      throw Error(Errc::kBadModel, who + ": output_dtype differs from the zero point's type");
+  }
+  if (!is_float8(y_type)) {
+    throw Error(Errc::kBadModel,
+                who + ": unsupported: an FP8 MatMul / Gemm / Conv quantized to type " +
+                    std::to_string(y_type) + " (the FP8 output stage writes float8)");
+  }
+  Conv2dShape cs;
+  MatGeometry mg;
+  tensor_geometry(t, x, w, who, &cs, &mg);
+  if (mg.batched_w) throw Error(Errc::kBadModel, who + ": unsupported: batched FP8 weights");
+  const int64_t rows = mg.m, K = mg.k, N = mg.n;
+
+  const float xs = scalar_float(v, t.x_scale, who), ys = scalar_float(v, t.y_scale, who);
+  const std::vector<float> ws = floats_of(v, t.w_scale, who);
+  if (ws.size() != 1 && int64_t(ws.size()) != N)
+    throw Error(Errc::kBadModel, who + ": the weight scale has " + std::to_string(ws.size()) +
+                                     " values, not 1 or " + std::to_string(N));
+  for (float f : ws) {
+    if (!(f > 0) || !std::isfinite(f))
+      throw Error(Errc::kBadModel, who + ": a weight scale is not a positive finite number");
+  }
+  if (!(xs > 0) || !std::isfinite(xs) || !(ys > 0) || !std::isfinite(ys))
+    throw Error(Errc::kBadModel, who + ": a scale is not a positive finite number");
+  GemmOptions opt;
+  opt.timeout = this->opt.timeout;
+  opt.a = {false, 0, format_of(x.elem_type)};
+  opt.w = {false, 0, format_of(w.elem_type)};
+  opt.out.format = format_of(y_type);
+  opt.out.relu = t.relu;
+  for (int64_t j = 0; j < N; ++j)
+    opt.out.scale.push_back(onnx_output_scale(xs, ws[ws.size() == 1 ? 0 : size_t(j)], ys));
+  if (!t.fp_bias.empty()) {
+    const std::vector<float> b = floats_of(v, t.fp_bias, who);
+    for (int64_t j = 0; j < N; ++j) {
+      volatile float q = b.at(size_t(j)) / ys;  // one float32 division, not contracted
+      opt.out.fp_bias.push_back(float(q));
+    }
+  }
+
+  std::vector<uint8_t> a_bytes(size_t(x.size())), w_bytes(size_t(K * N)), out(size_t(rows * N));
+  OpStats st;
+  if (t.conv) {
+    // NCHW -> NHWC input, OIHW -> OHWI filter (conv2d's im2col pads with code 0, +0).
+    const int64_t hw = int64_t(cs.h) * cs.w, khw = int64_t(cs.kh) * cs.kw;
+    for (int64_t nb = 0; nb < cs.n; ++nb)
+      for (int64_t c = 0; c < cs.c_in; ++c)
+        for (int64_t p = 0; p < hw; ++p)
+          a_bytes[size_t((nb * hw + p) * cs.c_in + c)] =
+              uint8_t(x.ints[size_t((nb * cs.c_in + c) * hw + p)]);
+    for (int64_t o = 0; o < N; ++o)
+      for (int64_t c = 0; c < cs.c_in; ++c)
+        for (int64_t p = 0; p < khw; ++p)
+          w_bytes[size_t((o * khw + p) * cs.c_in + c)] =
+              uint8_t(w.ints[size_t((o * cs.c_in + c) * khw + p)]);
+    st = conv2d(*dev, cs, a_bytes, w_bytes, out, opt);
+  } else {
+    for (size_t i = 0; i < a_bytes.size(); ++i) a_bytes[i] = uint8_t(x.ints[i]);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j)
+        w_bytes[size_t(k * N + j)] =
+            uint8_t(t.transpose_w ? w.ints[size_t(j * K + k)] : w.ints[size_t(k * N + j)]);
+    st = gemm(*dev, int(rows), int(N), int(K), a_bytes, w_bytes, out, opt);
+  }
+
+  OnnxTensor y;
+  y.name = t.y;
+  y.elem_type = y_type;
+  y.dims = mg.out_dims;
+  y.ints.resize(out.size());
+  if (t.conv) {
+    const int64_t hw = int64_t(cs.out_h()) * cs.out_w();
+    for (int64_t nb = 0; nb < cs.n; ++nb)
+      for (int64_t p = 0; p < hw; ++p)
+        for (int64_t c = 0; c < N; ++c)
+          y.ints[size_t((nb * N + c) * hw + p)] = out[size_t((nb * hw + p) * N + c)];
+  } else {
+    for (size_t i = 0; i < out.size(); ++i) y.ints[i] = out[i];
+  }
+  const Capabilities& cap = dev->caps();
+  r.macs = uint64_t(rows * N * K);
+  r.cycles = st.perf.c.cycles;
+  r.utilisation = r.cycles ? double(r.macs) / (double(r.cycles) * cap.rows * cap.cols) : 0;
+  r.dma_bytes = st.perf.c.dma_rd_bytes + st.perf.c.dma_wr_bytes;
+  r.wait_weights = st.perf.c.tu_wait_w, r.wait_activations = st.perf.c.tu_wait_a;
+  r.wait_drain = st.perf.c.tu_wait_drain,
+  r.dma_stall = st.perf.c.dma_rd_stall + st.perf.c.dma_wr_stall;
+  r.host_bytes = gemm_footprint(cap, uint64_t(rows), uint64_t(N), uint64_t(K), false).total();
+  if (t.conv) r.im2col_bytes = uint64_t(rows * K);
+  r.shape = dims_string(x.dims) + " -> " + dims_string(y.dims);
+  if (t.conv)
+    r.shape += ", k" + std::to_string(cs.kh) + "x" + std::to_string(cs.kw) + " s" +
+               std::to_string(cs.stride_h);
+  r.note =
+      "FP8 operands, FP32 sums in the tensor unit's tile order (its rule, not the "
+      "specification's float path); operands packed by the host for this call";
+  v[t.y] = std::move(y);
+  release(t.x, size_t(&s - steps.data()));
 }
 
 std::string Model::Impl::kernel_path(const std::string& kernel) const {
@@ -1353,6 +1556,7 @@ void Model::Impl::run_step(const Step& s, Values& v, LayerReport& r) {
   r.note = s.note;
   if (s.where == Placement::kTensorUnit) {
     r.op = s.t.label;
+    if (s.t.fp8) return run_fp8_op(s, v, r);
     run_tensor_op(s, v, r);
     return;
   }
@@ -1393,10 +1597,15 @@ Model Model::load(Device& dev, const std::string& path, const ModelOptions& opt)
   if (impl->g.opset > 21) {
     throw Error(Errc::kBadModel, path + ": unsupported: opset " + std::to_string(impl->g.opset) + " (the runtime knows opsets up to 21)");
   }
-  const std::set<int32_t> tensor_types = {kOnnxFloat, kOnnxUint8, kOnnxInt8, kOnnxInt32, kOnnxInt64};
+  const std::set<int32_t> tensor_types = {kOnnxFloat, kOnnxUint8,        kOnnxInt8,      kOnnxInt32,
+                                          kOnnxInt64, kOnnxFloat8E4m3fn, kOnnxFloat8E5m2};
   for (const OnnxValueInfo& in : impl->g.inputs) {
     if (!tensor_types.count(in.elem_type)) {
-      throw Error(Errc::kBadModel, path + ": unsupported: input '" + in.name + "' is not a float32, uint8, int8, int32 or int64 tensor (type " + std::to_string(in.elem_type) + "; sequence, optional and map values are not supported)");
+      throw Error(Errc::kBadModel, path + ": unsupported: input '" + in.name +
+                                       "' is not a float32, uint8, int8, int32, int64 or float8 "
+                                       "(e4m3fn, e5m2) tensor (type " +
+                                       std::to_string(in.elem_type) +
+                                       "; sequence, optional and map values are not supported)");
     }
   }
   impl->lower();

@@ -79,9 +79,26 @@ OnnxTensor tensor_value(const onnx::TensorProto& t, const std::string& path) {
       if (has_raw) from_raw(int64_t{}, put_int);
       else for (int64_t v : t.int64_data()) put_int(v);
       break;
+    // FLOAT8E4M3FN (17) and FLOAT8E5M2 (19), numbered here because Debian's libonnx (ONNX 1.12)
+    // predates them: kept as their codes (0..255), which is what every consumer works on (the
+    // host ops decode them; the tensor unit takes the bytes as they are). raw_data holds one
+    // byte per element, int32_data one code per element.
+    case kOnnxFloat8E4m3fn:
+    case kOnnxFloat8E5m2:
+      if (has_raw) {
+        from_raw(uint8_t{}, put_int);
+      } else {
+        for (int32_t v : t.int32_data()) {
+          // A code outside a byte is no FP8 encoding: a damaged file, not something to wrap.
+          if (v < 0 || v > 255) bad(path, "a float8 code " + std::to_string(v) + " outside 0..255");
+          put_int(v);
+        }
+      }
+      break;
     default:
-      bad(path, "element type " + std::to_string(t.data_type()) +
-                    " is not read (FLOAT, UINT8, INT8, INT32, INT64 are)");
+      bad(path,
+          "element type " + std::to_string(t.data_type()) +
+              " is not read (FLOAT, UINT8, INT8, INT32, INT64, FLOAT8E4M3FN, FLOAT8E5M2 are)");
   }
   const size_t got = out.floats.size() + out.ints.size();
   if (got != static_cast<size_t>(n)) {

@@ -54,9 +54,19 @@ inline std::vector<DataSet> data_sets(const fs::path& dir, const OnnxGraph& g) {
   return sets;
 }
 
+// Whether a float8 code is a NaN: E4M3FN S.1111.111, E5M2 S.11111.xx with xx != 0.
+inline bool fp8_is_nan(int64_t code, int32_t elem_type) {
+  const int64_t c = code & 0x7F;
+  return elem_type == kOnnxFloat8E4m3fn ? c == 0x7F : c > 0x7C;
+}
+
 // "" when `got` equals `want`: integers exactly, floats within ONNX's backend-test tolerance
-// (|got - want| <= atol + rtol * |want|, rtol 1e-3, atol 1e-7). Else the first difference.
-inline std::string compare(const OnnxTensor& got, const OnnxTensor& want) {
+// (|got - want| <= atol + rtol * |want|, rtol 1e-3, atol 1e-7; equal infinities match) or, with
+// `exact_floats`, bit for bit (the float8 tests: a float32 multiply has one right answer), float8
+// codes exactly; any NaN equals any NaN (the reference keeps a NaN's sign, fp_encode's canonical
+// NaN does not). Else the first difference.
+inline std::string compare(const OnnxTensor& got, const OnnxTensor& want,
+                           bool exact_floats = false) {
   std::ostringstream os;
   if (got.dims != want.dims) {
     os << "shape differs";
@@ -70,13 +80,19 @@ inline std::string compare(const OnnxTensor& got, const OnnxTensor& want) {
     for (size_t i = 0; i < want.floats.size(); ++i) {
       const float g = got.floats[i], w = want.floats[i];
       if (std::isnan(w) && std::isnan(g)) continue;
-      if (!(std::fabs(g - w) <= 1e-7 + 1e-3 * std::fabs(w))) {
+      const bool same = exact_floats ? std::signbit(g) == std::signbit(w) && g == w
+                                     : g == w || std::fabs(g - w) <= 1e-7 + 1e-3 * std::fabs(w);
+      if (!same) {
         os << "element " << i << ": " << g << ", expected " << w;
         return os.str();
       }
     }
   } else {
+    const bool fp8 = is_float8(want.elem_type);
     for (size_t i = 0; i < want.ints.size(); ++i) {
+      if (fp8 && fp8_is_nan(got.ints[i], want.elem_type) &&
+          fp8_is_nan(want.ints[i], want.elem_type))
+        continue;
       if (got.ints[i] != want.ints[i]) {
         os << "element " << i << ": " << got.ints[i] << ", expected " << want.ints[i];
         return os.str();

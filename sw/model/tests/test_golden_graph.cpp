@@ -74,8 +74,17 @@ std::string dims_str(const std::vector<int64_t>& dims) {
   return s;
 }
 
-// The first difference of `got` from `want`, empty when they match.
-std::string mismatch(const std::string& name, const weft::OnnxTensor& got, const weft::OnnxTensor& want) {
+// Whether a float8 code is a NaN (E4M3FN S.1111.111, E5M2 S.11111.xx, xx != 0).
+bool fp8_nan(int64_t code, int32_t elem) {
+  return elem == weft::kOnnxFloat8E4m3fn ? (code & 0x7F) == 0x7F : (code & 0x7F) > 0x7C;
+}
+
+// The first difference of `got` from `want`, empty when they match (float8 codes exactly, except
+// that any NaN equals any NaN: the reference keeps a NaN's sign, saturate=1 gives the canonical
+// NaN).
+// With `exact_floats` (the float8 tests) floats match bit for bit, NaN as NaN.
+std::string mismatch(const std::string& name, const weft::OnnxTensor& got,
+                     const weft::OnnxTensor& want, bool exact_floats = false) {
   if (got.elem_type != want.elem_type) {
     return name + ": type " + std::to_string(got.elem_type) + ", expected " + std::to_string(want.elem_type);
   }
@@ -84,6 +93,9 @@ std::string mismatch(const std::string& name, const weft::OnnxTensor& got, const
     return name + ": element count differs";
   }
   for (size_t i = 0; i < want.ints.size(); ++i) {
+    if (weft::is_float8(want.elem_type) && fp8_nan(got.ints[i], want.elem_type) &&
+        fp8_nan(want.ints[i], want.elem_type))
+      continue;
     if (got.ints[i] != want.ints[i]) {
       return name + "[" + std::to_string(i) + "] = " + std::to_string(got.ints[i]) + ", expected " +
              std::to_string(want.ints[i]);
@@ -92,19 +104,23 @@ std::string mismatch(const std::string& name, const weft::OnnxTensor& got, const
   for (size_t i = 0; i < want.floats.size(); ++i) {
     const float g = got.floats[i], w = want.floats[i];
     if (std::isnan(g) && std::isnan(w)) continue;
-    if (!(std::fabs(g - w) <= 1e-7f + 1e-3f * std::fabs(w))) {
+    const bool same = exact_floats ? std::signbit(g) == std::signbit(w) && g == w
+                                   : g == w || std::fabs(g - w) <= 1e-7f + 1e-3f * std::fabs(w);
+    if (!same) {
       return name + "[" + std::to_string(i) + "] = " + std::to_string(g) + ", expected " + std::to_string(w);
     }
   }
   return "";
 }
 
-// Runs node test `dir`; false when it is not tried (an op outside kClaimedOps).
-bool run_node_test(const std::string& dir, Outcome* o) {
+// Runs node test `dir` of `root`; false when it is not tried (an op outside kClaimedOps).
+// Float8 tests (a root other than kNodeDir) compare floats bit for bit.
+bool run_node_test(const std::string& dir, Outcome* o, const fs::path& root = kNodeDir) {
+  const bool exact = root != kNodeDir;
   o->name = dir;
   weft::OnnxGraph g;
   try {
-    g = weft::load_onnx_graph((kNodeDir / dir / "model.onnx").string());
+    g = weft::load_onnx_graph((root / dir / "model.onnx").string());
   } catch (const weft::Error& e) {
     if (!named_after_claimed_op(dir)) return false;
     o->verdict = Verdict::kUnsupported;
@@ -116,8 +132,9 @@ bool run_node_test(const std::string& dir, Outcome* o) {
     if (!n.domain.empty() || !kClaimedOps.count(n.op_type)) return false;
   }
   int sets = 0;
-  for (int s = 0; fs::is_directory(kNodeDir / dir / ("test_data_set_" + std::to_string(s))); ++s, ++sets) {
-    const fs::path set = kNodeDir / dir / ("test_data_set_" + std::to_string(s));
+  for (int s = 0; fs::is_directory(root / dir / ("test_data_set_" + std::to_string(s)));
+       ++s, ++sets) {
+    const fs::path set = root / dir / ("test_data_set_" + std::to_string(s));
     std::map<std::string, weft::OnnxTensor> inputs, expected;
     try {
       for (size_t i = 0; fs::exists(set / ("input_" + std::to_string(i) + ".pb")); ++i) {
@@ -145,7 +162,8 @@ bool run_node_test(const std::string& dir, Outcome* o) {
     }
     for (const auto& [name, want] : expected) {
       auto it = got.find(name);
-      const std::string diff = it == got.end() ? name + ": not produced" : mismatch(name, it->second, want);
+      const std::string diff =
+          it == got.end() ? name + ": not produced" : mismatch(name, it->second, want, exact);
       if (!diff.empty()) {
         o->verdict = Verdict::kFail;
         o->detail = "set " + std::to_string(s) + ": " + diff;
@@ -205,6 +223,24 @@ TEST(GoldenGraphNodeTests, EveryClaimedOpsNodeTestPassesOrIsUnsupported) {
        << " of " << dirs.size() << " node tests tried)\n";
   }
   EXPECT_GT(pass, 0);
+}
+
+// The float8 node tests (scripts/onnx_fp8_nodes.py, expected outputs from onnx's
+// ReferenceEvaluator): every one passes.
+TEST(GoldenGraphNodeTests, EveryFloat8NodeTestPasses) {
+  const fs::path root = WEFT_ONNX_FP8_DIR;
+  ASSERT_TRUE(fs::exists(root / "index.txt")) << root << " missing: build weft_onnx_fp8_nodes";
+  int tried = 0;
+  for (const auto& e : fs::directory_iterator(root)) {
+    if (!e.is_directory() || e.path().filename().string().rfind("test_", 0) != 0)
+      continue;  // not groups/
+    Outcome o;
+    ASSERT_TRUE(run_node_test(e.path().filename().string(), &o, root)) << e.path();
+    ++tried;
+    EXPECT_EQ(o.verdict, Verdict::kPass) << o.name << ": " << o.detail;
+  }
+  std::printf("fp8 node tests through the golden executor: %d tried\n", tried);
+  EXPECT_EQ(tried, 30) << "scripts/onnx_fp8_nodes.py writes 30 tests";
 }
 
 // --- the QDQ semantics on graphs built by hand ----------------------------------------------

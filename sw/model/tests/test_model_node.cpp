@@ -4,7 +4,8 @@
 // quantized networks) is tried: each ends as pass, unsupported (the runtime refused it at load or
 // run with BAD_MODEL "unsupported: ..."), or fail (anything else: a wrong value, another error).
 // The test fails on any "fail"; the table of all of them is printed, and written as markdown to
-// $WEFT_NODE_TABLE when that is set.
+// $WEFT_NODE_TABLE when that is set. The float8 node tests that scripts/onnx_fp8_nodes.py writes
+// at build time (Debian's set has none) must all pass.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -31,7 +32,7 @@ struct Outcome {
   std::string name, result, detail;
 };
 
-Outcome run_one(weft::Device& dev, const fs::path& dir) {
+Outcome run_one(weft::Device& dev, const fs::path& dir, bool exact_floats = false) {
   Outcome o{dir.filename().string(), "pass", ""};
   try {
     weft::Model model = weft::Model::load(dev, (dir / "model.onnx").string());
@@ -41,7 +42,8 @@ Outcome run_one(weft::Device& dev, const fs::path& dir) {
     for (const auto& s : sets) {
       const auto out = model.run(s.inputs);
       for (size_t i = 0; i < s.outputs.size() && i < model.outputs().size(); ++i) {
-        const std::string diff = compare(out.at(model.outputs()[i].name), s.outputs[i]);
+        const std::string diff =
+            compare(out.at(model.outputs()[i].name), s.outputs[i], exact_floats);
         if (!diff.empty()) return {o.name, "FAIL", "output " + std::to_string(i) + ": " + diff};
       }
     }
@@ -80,6 +82,27 @@ TEST_P(NodeTests, EveryClaimedNodeTestPassesOrIsRefusedWithAReason) {
   std::printf("node tests on %s: %zu tried, %d pass, %d unsupported, %d fail\n", GetParam().c_str(), all.size(), pass, unsupported, fail);
   if (const char* path = std::getenv("WEFT_NODE_TABLE")) std::ofstream(path) << table;
   EXPECT_GT(pass, 30) << "fewer node tests pass than the runtime claims";
+}
+
+// The float8 node tests (scripts/onnx_fp8_nodes.py: QuantizeLinear / DequantizeLinear with
+// FLOAT8E4M3FN / FLOAT8E5M2, expected outputs from onnx's ReferenceEvaluator): every one passes,
+// float outputs bit for bit (NaN as NaN).
+TEST_P(NodeTests, EveryFloat8NodeTestPasses) {
+  const fs::path root = WEFT_ONNX_FP8_DIR;
+  ASSERT_TRUE(fs::exists(root / "index.txt"))
+      << root << " missing: build weft_onnx_fp8_nodes (make setup)";
+  weft::Device dev = weft::Device::open(GetParam());
+  int pass = 0, tried = 0;
+  for (const fs::path& dir : weft::test::sorted_dirs(root, "test_")) {
+    const Outcome o = run_one(dev, dir, true);
+    ++tried;
+    pass += o.result == "pass";
+    std::printf("fp8 node-test %s: %s%s%s\n", o.name.c_str(), o.result.c_str(),
+                o.detail.empty() ? "" : ": ", o.detail.c_str());
+    EXPECT_EQ(o.result, "pass") << o.name << ": " << o.detail;
+  }
+  std::printf("fp8 node tests on %s: %d tried, %d pass\n", GetParam().c_str(), tried, pass);
+  EXPECT_EQ(tried, 30) << "scripts/onnx_fp8_nodes.py writes 30 tests";
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, NodeTests, ::testing::ValuesIn(weft::test::test_devices()),

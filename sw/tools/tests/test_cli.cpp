@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "npy.hpp"
+#include "weft/golden/fp.hpp"
 #include "weft/golden/quant.hpp"
 #include "weft/tb/options.hpp"
 #include "weft/tb/process.hpp"
@@ -431,6 +433,176 @@ TEST(CliNpy, FilesThatDoNotFitAreRefusedWithTheReason) {
       0, out, "input 1x5x5x3 int8 (random), filter 4x3x3x3 int8 (" + f3 + ")");
   EXPECT_RUN(weft({"conv2d", "--input", x, "--out-channels", "4", "--height", "6", "-d", "ref://"}),
              2, err, "H (--height) = 6 on the command line, but --input " + x);
+}
+
+// ------------------------------------------------------------------ FP8 modes (gemm --a-fmt)
+// On ref:// (fast): its FP path is the golden model's own, so these test the tool (options,
+// operand and result files, the check's comparison), not the RTL; tb/system runs the RTL's.
+
+TEST(CliFp8, MixedFormatsToBf16CheckBitExact) {
+  const Outcome r = weft({"gemm", "20", "17", "33", "--a-fmt", "e4m3", "--w-fmt", "e5m2",
+                          "--out-fmt", "bf16", "--check", "-d", "ref://"});
+  EXPECT_RUN(r, 0, out, "check    passed, bit-exact (0 of 340 elements differ");
+  EXPECT_TRUE(has(r.out,
+                  "gemm     M=20 N=17 K=33 seed=1 out=bf16 scale=1 bias=none relu=off, "
+                  "A e4m3 (random), W e5m2 (random)"))
+      << show(r);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliFp8, EveryOutputFormatChecksBitExact) {
+  // Scale and ReLU on, a k-tile of 8 rows (the golden sum's tiles follow the device's rows) and
+  // the engines in random order.
+  for (const std::string f : {"fp32", "bf16", "e4m3", "e5m2"}) {
+    SCOPED_TRACE(f);
+    const Outcome r = weft({"gemm", "23", "19", "41", "--a-fmt", "e5m2", "--w-fmt", "e4m3",
+                            "--out-fmt", f, "--scale", "0.375", "--relu", "--seed", "7", "--check",
+                            "-q", "-d", "ref://?array=8x4&sched=random"});
+    EXPECT_RUN(r, 0, out, "check    passed, bit-exact (0 of 437 elements differ");
+    const std::string line = "out=" + f + " scale=0.375 bias=none relu=on, A e5m2 (random)";
+    EXPECT_TRUE(has(r.out, line + ", W e4m3 (random)")) << show(r);
+  }
+}
+
+// FP8 codes: N(0, 1) values rounded into the format and, now and then, any code (subnormals,
+// NaNs, E5M2's infinities), so that the files reach the FP path's special cases too.
+std::vector<uint8_t> fp8_codes(size_t n, weft::golden::FpFormat f, std::mt19937_64& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<uint8_t> v(n);
+  for (auto& c : v) {
+    c = static_cast<uint8_t>(weft::golden::fp_encode(normal(rng), f));
+    if (rng() % 64 == 0) c = static_cast<uint8_t>(rng());  // any code: subnormals, NaN, Inf
+  }
+  return v;
+}
+
+// The payload of a uint16 .npy file the tool wrote (the reader takes no uint16): the header's
+// dtype and shape, then little-endian values.
+std::vector<uint16_t> read_uint16_npy(const std::string& path, const std::string& shape) {
+  const std::string s = slurp(path);
+  const size_t end = s.find('\n');
+  EXPECT_NE(end, std::string::npos) << path;
+  const std::string header = s.substr(0, end);
+  EXPECT_TRUE(has(header, "'descr': '<u2'")) << header;
+  EXPECT_TRUE(has(header, "'shape': " + shape)) << header;
+  std::vector<uint16_t> v((s.size() - end - 1) / 2);
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = uint16_t(uint8_t(s[end + 1 + 2 * i]) | uint8_t(s[end + 2 + 2 * i]) << 8);
+  }
+  return v;
+}
+
+TEST(CliFp8, CodesFromFilesToFilesMatchTheGoldenModel) {
+  using weft::golden::FpFormat;
+  std::mt19937_64 rng = weft::tb::make_rng();
+  const fs::path d = scratch_dir();
+  const int M = 1 + int(rng() % 30), N = 1 + int(rng() % 30), K = 1 + int(rng() % 70);
+  const auto a = fp8_codes(size_t(M) * K, FpFormat::kE4M3, rng);
+  const auto w = fp8_codes(size_t(K) * N, FpFormat::kE5M2, rng);
+  std::vector<float> bias(N);
+  for (auto& b : bias) b = std::ldexp(float(int(rng() % 201) - 100), -4);
+  const std::string af = (d / "a.npy").string(), wf = (d / "w.npy").string(),
+                    bf = (d / "b.npy").string();
+  weft::npy::write(af, weft::npy::from_int8(a, {uint64_t(M), uint64_t(K)}, false));
+  weft::npy::write(wf, weft::npy::from_int8(w, {uint64_t(K), uint64_t(N)}, false));
+  weft::npy::write(bf, weft::npy::from_float32(bias, {uint64_t(N)}));
+  const float scale = 0.75f;
+  const std::string uri = "ref://";
+  const std::vector<uint32_t> a_bits(a.begin(), a.end()), w_bits(w.begin(), w.end());
+  const auto acc = weft::golden::gemm_fp(a_bits, w_bits, M, K, N, FpFormat::kE4M3, FpFormat::kE5M2,
+                                         int(caps_of(uri).rows));
+  const std::string shape = "(" + std::to_string(M) + ", " + std::to_string(N) + ")";
+  for (const std::string f : {"fp32", "bf16", "e4m3", "e5m2"}) {
+    SCOPED_TRACE(f);
+    const std::string c = (d / ("c_" + f + ".npy")).string();
+    const Outcome r =
+        weft({"gemm",    "--a",     af,        "--w",  wf,          "--bias", bf,
+              "--a-fmt", "e4m3",    "--w-fmt", "e5m2", "--out-fmt", f,        "--scale",
+              "0.75",    "--check", "--out",   c,      "-d",        uri});
+    EXPECT_RUN(r, 0, out, "passed, bit-exact");
+    EXPECT_TRUE(has(r.out, "A e4m3 (" + af + "), W e5m2 (" + wf + ")")) << show(r);
+    EXPECT_TRUE(has(r.out, "bias=" + bf)) << show(r);
+    std::vector<uint32_t> got;
+    if (f == "bf16") {
+      EXPECT_TRUE(has(r.out, "out      " + c + " (uint16, BF16 encodings)")) << show(r);
+      for (uint16_t v : read_uint16_npy(c, shape)) got.push_back(v);
+    } else {
+      const weft::npy::Array arr = weft::npy::read(c);
+      EXPECT_EQ(arr.shape, (std::vector<uint64_t>{uint64_t(M), uint64_t(N)}));
+      if (f == "fp32") {
+        EXPECT_EQ(arr.dtype, weft::npy::Dtype::kFloat32);
+        for (size_t i = 0; i < arr.elements(); ++i) {
+          got.push_back(std::bit_cast<uint32_t>(arr.at_float(i)));
+        }
+      } else {
+        EXPECT_EQ(arr.dtype, weft::npy::Dtype::kUint8);
+        got.assign(arr.data.begin(), arr.data.end());
+      }
+    }
+    ASSERT_EQ(got.size(), size_t(M) * N);
+    const FpFormat fo = f == "fp32"   ? FpFormat::kFp32
+                        : f == "bf16" ? FpFormat::kBf16
+                        : f == "e4m3" ? FpFormat::kE4M3
+                                      : FpFormat::kE5M2;
+    size_t bad = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const float y = weft::golden::fp_postprocess(acc[i], scale, bias[i % N], false);
+      const uint32_t want =
+          fo == FpFormat::kFp32 ? weft::golden::fp32_bits(y) : weft::golden::fp_encode(y, fo);
+      if (got[i] != want && ++bad <= 3) {
+        ADD_FAILURE() << "C[" << i / N << "][" << i % N << "]: " << got[i] << ", want " << want;
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+  }
+}
+
+TEST(CliFp8, OptionsThatDoNotGoWithFp8AreUsageErrors) {
+  const std::vector<std::string> fp8 = {"gemm", "8",       "8",    "8",  "--a-fmt",
+                                        "e4m3", "--w-fmt", "e5m2", "-d", "ref://"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> v = fp8;
+    v.insert(v.end(), extra.begin(), extra.end());
+    return weft(v);
+  };
+  // Mixed formats: one operand FP8, the other integer.
+  Outcome r = weft({"gemm", "8", "8", "8", "--a-fmt", "e4m3", "-d", "ref://"});
+  EXPECT_RUN(r, 2, err,
+             "--a-fmt without --w-fmt: A and W are both FP8 or both integer; give "
+             "--w-fmt e4m3|e5m2 as well");
+  EXPECT_FALSE(has(r.out, "device")) << "refused before the device is opened\n" << show(r);
+  EXPECT_RUN(weft({"gemm", "8", "8", "8", "--w-fmt", "e5m2", "-d", "ref://"}), 2, err,
+             "--w-fmt without --a-fmt");
+  // Integer-only options with FP8 operands.
+  r = with({"--a-zero-point", "3"});
+  EXPECT_RUN(r, 2, err, "--a-zero-point is integer-only and does not apply to FP8 operands");
+  EXPECT_TRUE(has(r.err, "drop it")) << show(r);
+  EXPECT_FALSE(has(r.out, "device")) << show(r);
+  EXPECT_RUN(with({"--w-zero-point", "0", "--mode", "onnx", "--unsigned-a"}), 2, err,
+             "--w-zero-point, --mode, --unsigned-a are integer-only");
+  EXPECT_RUN(with({"--int32"}), 2, err, "--int32 is integer-only");
+  // FP8 options without FP8 operands.
+  EXPECT_RUN(weft({"gemm", "8", "8", "8", "--out-fmt", "bf16", "-d", "ref://"}), 2, err,
+             "--out-fmt is for FP8 operands: give --a-fmt and --w-fmt");
+  EXPECT_RUN(weft({"gemm", "8", "8", "8", "--relu", "-d", "ref://"}), 2, err,
+             "--relu is for FP8 operands");
+  EXPECT_RUN(with({"--out-fmt", "int8"}), 2, err, "int8 not in {fp32,bf16,e4m3,e5m2}");
+  EXPECT_RUN(with({"--scale", "1e39"}), 2, err, "--scale must be a finite float32 value");
+  // Files: FP8 operands are uint8 codes, the bias float32.
+  const fs::path d = scratch_dir();
+  const std::string i8 = (d / "i8.npy").string(), u8 = (d / "u8.npy").string(),
+                    bi = (d / "bi.npy").string();
+  weft::npy::write(i8, weft::npy::from_int8(std::vector<uint8_t>(64), {8, 8}, true));
+  weft::npy::write(u8, weft::npy::from_int8(std::vector<uint8_t>(64), {8, 8}, false));
+  weft::npy::write(bi, weft::npy::from_int32(std::vector<int32_t>(8), {8}));
+  EXPECT_RUN(with({"--a", i8}), 2, err,
+             "--a " + i8 + " is int8; with --a-fmt the operand is a file of uint8 FP8 codes");
+  EXPECT_RUN(with({"--w", u8, "--bias", bi}), 2, err,
+             "--bias " + bi + " with FP8 operands must be float32 with shape (8,)");
+  // And the help says how FP8 files look.
+  r = weft({"gemm", "--help"});
+  EXPECT_RUN(r, 0, out, "--a-fmt");
+  EXPECT_TRUE(has(r.out, "uint8 FP8 codes")) << show(r);
 }
 
 // ------------------------------------------------------------------ huge shapes, progress

@@ -260,6 +260,22 @@ TEST(Npy, NumpyReadsWhatWeWrite) {
   }
 }
 
+TEST(Npy, NumpyReadsTheUint16Writer) {
+  // weft gemm --out-fmt bf16 writes BF16 encodings this way: little endian, numpy's layout.
+  const fs::path dir = fs::path(testing::TempDir()) / "weft_npy_write";
+  fs::create_directories(dir);
+  const std::string path = (dir / "u16.npy").string();
+  const std::vector<uint16_t> v = {0, 1, 0x7fc0, 0xffff, 0x8000, 0x3f80};
+  weft::npy::write_uint16(path, v, {2, 3});
+  const std::vector<uint8_t> bytes = file_bytes(path);
+  const size_t data_off = bytes.size() - 2 * v.size();
+  EXPECT_EQ(data_off % 64, 0u);
+  EXPECT_EQ(bytes[data_off - 1], '\n');
+  EXPECT_EQ(bytes[data_off + 4], 0xc0);  // 0x7fc0, low byte first
+  EXPECT_EQ(numpy_view(path), "uint16\n(2, 3)\nTrue\n0 1 32704 65535 32768 16256\n");
+  EXPECT_THROW(weft::npy::serialize_uint16(v, {4}), weft::npy::Error);
+}
+
 TEST(Npy, WriterUsesVersion2ForHugeHeadersAndChecksSizes) {
   // A header longer than 65535 bytes (a shape of many ones) needs format 2.0.
   std::vector<uint64_t> shape(30000, 1);

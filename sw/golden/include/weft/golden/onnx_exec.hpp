@@ -6,7 +6,8 @@
 // The QDQ form gives the ONNX integer result: a float Conv / MatMul / Gemm whose operands are
 // DequantizeLinear outputs of 8-bit tensors (and whose bias is the DequantizeLinear of an int32
 // tensor) is evaluated as the QLinearConv / QLinearMatMul onnxruntime fuses it into; a Relu or
-// Clip between it and the consuming QuantizeLinear is applied exactly in the integer domain.
+// Clip between it and the consuming QuantizeLinear is applied exactly in the integer domain. The
+// float8 form of the same group follows the tensor unit's FP8 rule (GraphOptions::fp8_tile_rows).
 #pragma once
 
 #include <map>
@@ -31,8 +32,18 @@ std::map<std::string, weft::OnnxTensor> run_graph(const weft::OnnxGraph& g,
 // k (k even, k + 1) saturated to int16 (MLAS's vpmaddubsw), the pair sums exactly in int32, then
 // subtracts the zero points' terms exactly: sum_k (a - za)(w - zw) = raw - zw sum_k a - za sum_k w
 // + K za zw.
+//
+// `fp8_tile_rows`: the FP8 QDQ group, DequantizeLinear of float8 x and w -> MatMul / Gemm / Conv
+// [-> Relu] -> QuantizeLinear to float8 (saturate 1, per-tensor y_scale), is evaluated the way
+// the model runtime lowers it onto the tensor unit (docs/model-runtime.md, "FP8 on the tensor
+// unit"): golden::gemm_fp with this many rows per k-tile (the array's height; the default is the
+// 16 x 16 array's), then per column golden::fp_postprocess with scale fl32(fl32(x_scale *
+// w_scale[n]) / y_scale), bias fl32(b[n] / y_scale) and the Relu, then golden::fp_encode. That is
+// not the specification's float path, which rounds every dequantized product and sums in an
+// unspecified order; 0 evaluates that float path instead.
 struct GraphOptions {
   bool emulate_u8s8_int16_pairs = false;
+  int fp8_tile_rows = 16;
 };
 std::map<std::string, weft::OnnxTensor> run_graph(const weft::OnnxGraph& g,
                                                   const std::map<std::string, weft::OnnxTensor>& inputs,

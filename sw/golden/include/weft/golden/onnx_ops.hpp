@@ -1,6 +1,7 @@
 // weft/golden/onnx_ops.hpp: the ONNX operators' integer semantics, written from the ONNX operator
-// specification (onnx/docs/Operators.md, opsets 10-13) independently of the device path. The
-// model runtime's golden graph executor is built from them (docs/model-runtime.md).
+// specification (onnx/docs/Operators.md, opsets 10-13; float8 QuantizeLinear / DequantizeLinear
+// from opset 19) independently of the device path. The model runtime's golden graph executor is
+// built from them (docs/model-runtime.md).
 //
 // Tensors are row-major with explicit dimensions; integer elements travel as int32 whatever
 // their ONNX type (UINT8, INT8, INT32), with the type given where it sets a saturation range.
@@ -71,6 +72,35 @@ int32_t quantize_value(float x, float y_scale, int32_t y_zero_point, QType type)
 // saturate(round_half_even(acc * multiplier) + y_zero_point), the product in double. The caller
 // forms `multiplier` in float32 as x_scale * w_scale / y_scale, in that order.
 int32_t requantize(int64_t acc, float multiplier, int32_t y_zero_point, QType type);
+
+// --- float8 (opset 19+): FLOAT8E4M3FN and FLOAT8E5M2, elements as their codes (0..255) -----
+
+// TensorProto.DataType of the two float8 types (weft/onnx_types.hpp's OnnxElemType has none).
+inline constexpr int32_t kFloat8E4m3fn = 17;
+inline constexpr int32_t kFloat8E5m2 = 19;
+enum class Fp8Type { kE4m3fn, kE5m2 };
+
+// QuantizeLinear to float8 of one value: v = x / y_scale in float32, then
+//   saturate: round to nearest even, +-Inf and values beyond the largest finite one to +-max
+//     (0x7E / 0xFE, 0x7B / 0xFB), NaN to the canonical NaN (0x7F E4M3FN, 0x7E E5M2), as
+//     golden::fp_encode (ONNX Cast saturate=1);
+//   !saturate: round to nearest even; E4M3FN turns overflow and +-Inf into NaN, E5M2 overflow
+//     into +-Inf, and NaN stays NaN, the sign kept in all three (what the specification's
+//     reference, ml_dtypes' cast, gives).
+// The zero point does not enter: the specification's reference and onnxruntime ignore it.
+// Written apart from fp_encode (a search over the format's values) so that the two check each
+// other.
+int32_t quantize_fp8_value(float x, float y_scale, Fp8Type type, bool saturate);
+
+// DequantizeLinear from float8 of one code: float32(x) * x_scale, one float32 multiply (the
+// decoding is exact; every NaN decodes to the canonical quiet NaN).
+float dequantize_fp8_value(int32_t code, float x_scale, Fp8Type type);
+
+// The two on tensors, per tensor or per axis as quantize_linear / dequantize_linear.
+IntTensor quantize_linear_fp8(const FloatTensor& x, const std::vector<float>& y_scale, Fp8Type type,
+                              bool saturate, int axis = 1);
+FloatTensor dequantize_linear_fp8(const IntTensor& x, const std::vector<float>& x_scale,
+                                  Fp8Type type, int axis = 1);
 
 // ConvInteger: sum over the group's c, kh, kw of (x - x_zero_point)(w - w_zero_point[m]) in
 // int32, output N x M x OH x OW. w_zero_point has one element or M.

@@ -130,7 +130,8 @@ if [[ ${WEFT_BENCH_FP_AREA:-1} == 0 ]]; then
 else
   echo "   (both without Yosys's share pass and with ABC, the only flow that finishes on the FP"
   echo "   datapath in reasonable time: 20-40 minutes; WEFT_BENCH_FP_AREA=0 skips it)"
-  bash scripts/synth_smoke.sh "$BUILD/synth_fp" tensor_unit_4x4_int tensor_unit_4x4_fp >/dev/null || true
+  bash scripts/synth_smoke.sh "$BUILD/synth_fp" tensor_unit_4x4_int tensor_unit_4x4_fp \
+    >/dev/null || true
   python3 - "$BUILD/synth_fp" <<'PY'
 import json, os, sys
 d = sys.argv[1]

@@ -5,7 +5,8 @@
 // PREP (one cycle) registers the k-tile counts of a COMPUTE (a division by Rows).
 // CHECK first tests the fields, in this order: SEQ (word 1 = index), OPCODE, SIZE, ALIGN,
 // ACC_RANGE, PARAM (element formats: COMPUTE's a_fmt and w_fmt both INT or both FP8, STORE_ACC's
-// out_fmt at most FP32 and not packed in FP32, FP formats only with TensorFp); then the extents, one multiply-add per step on a shared 32 x 20 multiplier:
+// out_fmt at most FP32 and not packed in FP32, FP formats only with TensorFp); then the extents,
+// one multiply-add per step on a shared 32 x 20 multiplier:
 //   LOAD / STORE_SPAD  first line spad_addr and last line spad_addr + (rows-1)*spad_stride +
 //                      row_lines-1 in one region: the scratchpad [0, spad_lines), the SIMT data
 //                      memory [SimtDmemLine, + SimtDmemLines) or (LOAD only) the SIMT

@@ -7,8 +7,8 @@
 //   written to the tensor unit's per-column registers (pc_*: bias = bits 31:0, multiplier or
 //   scale = 63:32, shift = 69:64). The engine runs one descriptor at a time and a STORE_ACC ends
 //   only after its last row left the tensor unit, so no DRAIN of this engine is in flight then.
-//   Then the DMA request (m rows of weft_pkg::sacc_row_bytes) and the tensor unit DRAIN command; after
-//   wr_start each output row o_* becomes ceil(row_bytes / BusBytes) beats on wr0.
+//   Then the DMA request (m rows of weft_pkg::sacc_row_bytes) and the tensor unit DRAIN command;
+//   after wr_start each output row o_* becomes ceil(row_bytes / BusBytes) beats on wr0.
 //   PARAM check: the engine keeps, per column, whether the shift last written to it is -32 or 31
 //   (outside TFLite's [-31, 30]). A STORE_ACC in a TFLite mode whose columns c < n include such
 //   a column ends with ERR_PARAM (ERR_ADDR = the lowest such column) before its DMA request:
@@ -156,7 +156,8 @@ module weft_cmd_store #(
   assign rows_all  = (osent_q == RowsW'(req_q.rows));
 
   // A TFLite-mode STORE_ACC uses a column c < n whose shift is outside [-31, 30]; the lowest one.
-  assign param_err = acc_q && (ofmt_q == weft_pkg::FmtInt) && !mode_q[1] && ((pbad_q & ncols_q) != '0);
+  assign param_err = acc_q && (ofmt_q == weft_pkg::FmtInt) && !mode_q[1] &&
+                     ((pbad_q & ncols_q) != '0);
   always_comb begin : p_param_col
     param_col = '0;
     for (int c = Cols - 1; c >= 0; c--) begin

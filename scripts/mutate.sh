@@ -8,7 +8,7 @@ BUILD=${1:-build}
 MUT="$BUILD/mutation"
 JOBS=$(nproc 2>/dev/null || echo 2)
 mkdir -p "$MUT/rtl"
-sed 's/assign prod  = \$signed(a_data_i) \* \$signed(w_sel);/assign prod  = $signed({1'"'"'b0, a_data_i[OpW-2:0]}) * $signed(w_sel);  \/\/ MUTANT/' \
+sed 's/assign prod  = \$signed(a_data_i\[IntW-1:0\]) \* \$signed(w_sel\[IntW-1:0\]);/assign prod  = $signed({1'"'"'b0, a_data_i[IntW-2:0]}) * $signed(w_sel[IntW-1:0]);  \/\/ MUTANT/' \
   rtl/tensor/weft_pe.sv > "$MUT/rtl/weft_pe.sv"
 if ! grep -q MUTANT "$MUT/rtl/weft_pe.sv"; then
   echo "mutate.sh: the PE product line changed; update the mutation" >&2

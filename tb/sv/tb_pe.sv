@@ -12,7 +12,7 @@ module tb_pe;
   logic [42:0] vout [0:MaxVec-1];
   logic [31:0] vcount [0:0];
 
-  logic        w_we, w_buf, a_valid, a_buf, a_valid_o, a_buf_o, a_fp_o;
+  logic        w_we, w_buf, a_valid, a_buf, a_valid_o, a_buf_o, a_fp_o, fp_ps_o;
   logic [8:0]  w_data, a_data, a_data_o;
   logic [31:0] ps_i, ps_o;
 
@@ -31,7 +31,9 @@ module tb_pe;
     .a_fp_o    (a_fp_o),
     .a_data_o  (a_data_o),
     .ps_i      (ps_i),
-    .ps_o      (ps_o)
+    .ps_o      (ps_o),
+    .fp_ps_i   (1'b0),
+    .fp_ps_o   (fp_ps_o)
   );
 
   string dir;
@@ -61,8 +63,9 @@ module tb_pe;
       got = {a_valid_o, a_buf_o, a_data_o, ps_o};
       if (i >= 2) begin  // the first two cycles load the weights
         sig = {sig[58:0], sig[63:59]} ^ {21'b0, got};
-        // The integer bench never sets a_fp_i: the flag the PE forwards must stay 0.
-        if (got !== vout[i] || a_fp_o !== 1'b0) begin
+        // The integer bench never sets a_fp_i: the flag the PE forwards, and the FP partial sum of
+        // a PE built without Fp, must stay 0.
+        if (got !== vout[i] || a_fp_o !== 1'b0 || fp_ps_o !== 1'b0) begin
           errors++;
           if (errors <= 10) $display("ERROR cycle %0d: got %h want %h", i, got, vout[i]);
         end

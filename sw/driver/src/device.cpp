@@ -128,6 +128,7 @@ std::string Capabilities::to_string() const {
   } else {
     s << ", no SIMT core";
   }
+  s << (tensor_fp ? ", FP8 tensor modes" : ", integer tensor modes only");
   return s.str();
 }
 

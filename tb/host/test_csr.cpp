@@ -130,6 +130,7 @@ const std::vector<InBind>& in_binds() {
       WEFT_IN(r::kCap3, cap3, DmemKib, cap3::dmem_kib),
       WEFT_IN(r::kCap4, cap4, ImemKib, cap4::imem_kib),
       WEFT_IN(r::kCap4, cap4, DmemBanks, cap4::dmem_banks),
+      WEFT_IN(r::kCap4, cap4, Fp, cap4::fp),
       WEFT_IN(r::kSimtErrCode, simt_err_code, Code, simt_err_code::code),
       WEFT_IN(r::kSimtErrPc, simt_err_pc, Pc, simt_err_pc::pc),
       WEFT_IN(r::kSimtErrThread, simt_err_thread, Thread, simt_err_thread::thread),

@@ -87,6 +87,8 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
+from vector_files import write_atomic
+
 OPSET = 19  # Cast's saturate attribute and the float8 types were introduced in opset 19.
 
 FP8 = {
@@ -724,13 +726,6 @@ def postprocess_file(rng):
               "# acc scale bias relu y",
               f"# count {len(lines)}"]
     return header, lines
-
-
-def write_atomic(path, header, lines):
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="ascii") as fh:
-        fh.write("\n".join(header + lines) + "\n")
-    os.replace(tmp, path)
 
 
 def main():

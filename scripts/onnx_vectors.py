@@ -50,6 +50,8 @@ import struct
 import sys
 
 import numpy as np
+
+from vector_files import write_atomic
 import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper
@@ -304,13 +306,6 @@ def part_b(rng):
         "# a <M*K>   w <K*N>   y <M*N>   (row-major; y is onnxruntime's output)",
     ]
     return header, lines
-
-
-def write_atomic(path, header, lines):
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="ascii") as f:
-        f.write("\n".join(header + lines) + "\n")
-    os.replace(tmp, path)
 
 
 def main():

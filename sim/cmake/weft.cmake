@@ -211,16 +211,13 @@ function(weft_verilated_model name)
     set(cov COVERAGE)
   endif()
   add_library(${name} STATIC)
-  # -fno-localize: temporaries of inlined functions stay members instead of being re-initialised
-  # at the top of every evaluation (docs/tool-subset.md: the FP functions' temporaries cost an
-  # integer GEMM most of its speed).
   verilate(${name} ${cov} TRACE_FST
     PREFIX V${name}
     TOP_MODULE ${M_TOP}
     SOURCES ${WEFT_LINT_WAIVERS} ${M_SOURCES}
     INCLUDE_DIRS ${WEFT_RTL_INCLUDE_DIRS}
-    VERILATOR_ARGS -Wall --assert --x-assign unique --x-initial unique -fno-localize
-                   ${WEFT_RTL_DEFINE_FLAGS} ${gparams} ${M_ARGS})
+    VERILATOR_ARGS -Wall --assert --x-assign unique --x-initial unique ${WEFT_RTL_DEFINE_FLAGS}
+                   ${gparams} ${M_ARGS})
   if(WEFT_COVERAGE)
     # verilate() defines VM_COVERAGE privately; the harness (weft/tb/harness.hpp) needs it too to
     # write each test's coverage data.

@@ -69,6 +69,12 @@ gemm.txt -- the tensor unit's FP GEMM rule (fp.hpp gemm_fp) on random matrices, 
   the ties among them, and the outputs where the old rule (an fma chain per tile) differs; the
   script asserts that ties occur and that the old rule would fail these vectors.
 
+gemm_bf16.txt -- the BF16 x BF16 rule, in gemm.txt's layout (af = wf = bf16): a tile's sum is
+  s = +0, then s = fma(a, w, s) for each row in order, each step the exact a * w + s rounded once
+  to float32 (fractions.Fraction and round_f32; IEEE NaN / Inf / signed-zero cases); tiles are
+  added as in gemm.txt. Random codes with exponents near 1, over the whole range (subnormal
+  results, overflow), with specials, and tie-prone values.
+
 postprocess.txt -- the FP output stage (fp.hpp fp_postprocess) in numpy float32:
       acc scale bias relu y      y = float32(float32(acc * scale) + bias); relu: y = +0.0 when y's
   sign bit is set and y is not NaN. Includes cancellation where a fused multiply-add would differ,
@@ -664,6 +670,106 @@ def gemm_file(rng):
     return header, lines
 
 
+def fma_f32_exact(a, b, s):
+    """float32(a * b + s) rounded once (ties to even) from the exact rational value, with IEEE's
+    special cases: NaN for a NaN, Inf * 0 or Inf - Inf; an exactly zero result is -0 only when
+    a * b and s are both -0 (round to nearest). a, b: float32 values; s: float32."""
+    a, b, s = float(a), float(b), float(s)
+    if math.isnan(a) or math.isnan(b) or math.isnan(s):
+        return np.float32(np.nan)
+    if (math.isinf(a) and b == 0) or (math.isinf(b) and a == 0):
+        return np.float32(np.nan)
+    p_inf = math.isinf(a) or math.isinf(b)
+    p_sign = math.copysign(1, a) * math.copysign(1, b)
+    if p_inf or math.isinf(s):
+        signs = ([p_sign] if p_inf else []) + ([math.copysign(1, s)] if math.isinf(s) else [])
+        if len(set(signs)) == 2:
+            return np.float32(np.nan)
+        return np.float32(math.copysign(math.inf, signs[0]))
+    total = Fraction(a) * Fraction(b) + Fraction(s)
+    if total == 0:
+        both_neg = (a * b == 0 and p_sign < 0) and (s == 0 and math.copysign(1, s) < 0)
+        return np.float32(-0.0 if both_neg else 0.0)
+    return round_f32(total)
+
+
+def tile_sum_bf16(av, wv):
+    """A BF16 tile by the rule: s = +0, then s = fma(a, w, s) row by row (one float32 rounding
+    of the exact a * w + s per row)."""
+    s = np.float32(0.0)
+    for a, b in zip(av, wv):
+        s = fma_f32_exact(a, b, s)
+    return s
+
+
+def random_bf16(rng, shape, kind):
+    """BF16 codes. kind "wide": any finite code, every exponent equally likely (subnormals,
+    products that overflow or underflow float32); "tiny": values below 2^-52, BF16 subnormals
+    included (float32 subnormal and underflowing sums); "near": exponents within 2^-8..2^8 (sums that
+    round and cancel); "specials": "near" with signed zeros, Inf and NaN sprinkled in; "tie":
+    +-(1 + small) * 2^e with e in {-12, 0, 12}, so that sums land half an ulp off a float32."""
+    if kind == "tie":
+        mant = rng.choice([1.0, 1.0, 1.0, 1.5, 1.25, 1.0078125], shape)
+        v = (rng.choice([-1.0, 1.0], shape) * mant * np.exp2(rng.choice([-12, 0, 12], shape)))
+        codes = v.astype(np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)
+        assert np.all(decode_codes(codes, "bf16") == v.astype(np.float32)), "tie: not BF16"
+        return codes.astype(np.uint32)
+    sign = rng.integers(0, 2, shape).astype(np.uint32) << 15
+    frac = rng.integers(0, 128, shape).astype(np.uint32)
+    lo, hi = {"wide": (0, 255), "tiny": (0, 75)}.get(kind, (119, 136))
+    exp = rng.integers(lo, hi, shape).astype(np.uint32)
+    codes = sign | (exp << 7) | frac
+    if kind == "specials":
+        r = rng.random(shape)
+        codes[r < 0.08] = rng.choice([0x0000, 0x8000], int((r < 0.08).sum()))
+        codes[r > 0.97] = rng.choice([0x7F80, 0xFF80, 0x7FC0, 0xFFC1], int((r > 0.97).sum()))
+    return codes
+
+
+def bf16_gemm_file(rng):
+    """gemm_bf16.txt: the BF16 x BF16 rule on random matrices (same layout as gemm.txt)."""
+    lines = []
+    n_cases = n_out = n_nonfinite = n_subnormal = n_exact_differs = 0
+    kinds = ["near", "tiny", "wide", "specials", "tie", "near", "wide", "tiny"]
+    tiles = [4, 8, 16, 3]
+    for case in range(24):
+        kind = kinds[case % len(kinds)]
+        m, n = (int(v) for v in rng.integers(1, 7, 2))
+        k = int(rng.integers(1, 41))
+        tile_rows = tiles[case % 4]
+        accumulate = case % 3 == 1
+        a, w = random_bf16(rng, (m, k), kind), random_bf16(rng, (k, n), kind)
+        av, wv = decode_codes(a, "bf16"), decode_codes(w, "bf16")
+        if accumulate:
+            c_in = (rng.standard_normal((m, n)) * 4.0).astype(np.float32)
+            c_in[rng.random((m, n)) < 0.15] = np.float32(-0.0)
+        else:
+            c_in = np.zeros((m, n), dtype=np.float32)
+        y = gemm_rule(av, wv, tile_rows, accumulate, c_in, tile_sum_bf16)
+        # The rule is not the FP8 one: an exact tile sum rounded once differs on some outputs.
+        y_exact = gemm_rule(av, wv, tile_rows, accumulate, c_in, tile_sum_exact)
+        n_exact_differs += int(np.sum(~same_f32_array(y, y_exact)))
+        n_nonfinite += int(np.sum(~np.isfinite(y)))
+        fin = y[np.isfinite(y)]
+        n_subnormal += int(np.sum((fin != 0) & (np.abs(fin) < np.float32(2.0**-126))))
+        lines.append(f"case bf16_{case}_{kind} bf16 bf16 {m} {k} {n} {tile_rows} "
+                     f"{int(accumulate)}")
+        lines.append("a " + " ".join(f"{int(v):04x}" for v in a.ravel()))
+        lines.append("w " + " ".join(f"{int(v):04x}" for v in w.ravel()))
+        if accumulate:
+            lines.append("c " + " ".join(f"{int(v):08x}" for v in c_in.view(np.uint32).ravel()))
+        lines.append("y " + " ".join(f"{int(v):08x}" for v in y.view(np.uint32).ravel()))
+        n_cases += 1
+        n_out += m * n
+    assert n_exact_differs >= 10, f"BF16 vectors do not tell the rules apart ({n_exact_differs})"
+    assert n_nonfinite > 0 and n_subnormal > 0, "BF16 vectors miss Inf / NaN or subnormal outputs"
+    header = ["# Generated by scripts/fp_vectors.py (BF16 GEMM rule) -- do not edit.",
+              f"# {n_cases} cases, {n_out} outputs ({n_nonfinite} not finite, {n_subnormal} "
+              f"subnormal); {n_exact_differs} outputs differ from an exact tile sum",
+              "# case name af wf M K N tile_rows accumulate / a ... / w ... / [c ...] / y ..."]
+    return header, lines
+
+
 # ------------------------------------------------------------------------------------------------
 # Output stage
 # ------------------------------------------------------------------------------------------------
@@ -745,6 +851,7 @@ def main():
         ("fp8_products.txt", products_file()),
         ("encode.txt", encode_file(rng, ort_cast, ort_reason)),
         ("gemm.txt", gemm_file(rng)),
+        ("gemm_bf16.txt", bf16_gemm_file(rng)),
         ("postprocess.txt", postprocess_file(rng)),
     ]
     total = 0

@@ -199,17 +199,21 @@ std::vector<float> gemm_fp(std::span<const uint32_t> a_bits, std::span<const uin
   const std::size_t kk = detail::positive_dim(where, "k", k);
   const std::size_t nn = detail::positive_dim(where, "n", n);
   const std::size_t tile = detail::positive_dim(where, "tile_rows", tile_rows);
-  // The array multiplies FP8 x FP8 only (either mix); BF16 / FP32 operands have no datapath.
+  // The array multiplies FP8 x FP8 (either mix) or BF16 x BF16; FP32 operands have no datapath.
   auto check_operand = [&](const char* name, FpFormat f) {
-    if (f == FpFormat::kE4M3 || f == FpFormat::kE5M2) return;
-    if (f == FpFormat::kBf16 || f == FpFormat::kFp32) {
-      fail(where, std::string(name) + ": BF16 / FP32 operands are not in the tensor unit yet " +
-                      "(the array multiplies E4M3 / E5M2 only)");
+    if (f == FpFormat::kE4M3 || f == FpFormat::kE5M2 || f == FpFormat::kBf16) return;
+    if (f == FpFormat::kFp32) {
+      fail(where, std::string(name) + ": FP32 operands are not in the tensor unit " +
+                      "(the array multiplies E4M3 / E5M2 or BF16)");
     }
     fail(where, std::string(name) + ": unknown FpFormat " + std::to_string(static_cast<int>(f)));
   };
   check_operand("af", af);
   check_operand("wf", wf);
+  const bool bf16 = af == FpFormat::kBf16;
+  if (bf16 != (wf == FpFormat::kBf16)) {
+    fail(where, "BF16 operands multiply BF16 only (af and wf both kBf16, or both FP8)");
+  }
   detail::expect_size(where, "a_bits", a_bits.size(), detail::checked_mul(where, mm, kk));
   detail::expect_size(where, "w_bits", w_bits.size(), detail::checked_mul(where, kk, nn));
   const std::size_t mn = detail::checked_mul(where, mm, nn);
@@ -220,11 +224,11 @@ std::vector<float> gemm_fp(std::span<const uint32_t> a_bits, std::span<const uin
   std::vector<int64_t> a16(a.size()), w16(w.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     a[i] = fp_decode(a_bits[i], af);
-    if (std::isfinite(a[i])) a16[i] = fp8_fixed16(a[i]);
+    if (!bf16 && std::isfinite(a[i])) a16[i] = fp8_fixed16(a[i]);
   }
   for (std::size_t i = 0; i < w.size(); ++i) {
     w[i] = fp_decode(w_bits[i], wf);
-    if (std::isfinite(w[i])) w16[i] = fp8_fixed16(w[i]);
+    if (!bf16 && std::isfinite(w[i])) w16[i] = fp8_fixed16(w[i]);
   }
 
   // Why the tile sum is exact in a Fixed: a finite product is a16 * w16 * 2^-32 with
@@ -233,38 +237,44 @@ std::vector<float> gemm_fp(std::span<const uint32_t> a_bits, std::span<const uin
   // below 2^95 (2^63 in value), so round_fixed32 never meets float32's subnormals or overflow.
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
+  // One FP8 tile: the column's products summed exactly, NaN / Inf tracked beside the sum.
+  auto fp8_tile_sum = [&](std::size_t i, std::size_t j, std::size_t k0, std::size_t k1) -> float {
+    bool any_nan = false, pos_inf = false, neg_inf = false;
+    Fixed sum = 0;
+    for (std::size_t q = k0; q < k1; ++q) {
+      const float x = a[i * kk + q], y = w[q * nn + j];
+      if (std::isnan(x) || std::isnan(y)) {
+        any_nan = true;
+      } else if (std::isinf(x) || std::isinf(y)) {
+        if (x == 0.0f || y == 0.0f) {
+          any_nan = true;  // Inf x 0
+        } else if (std::signbit(x) != std::signbit(y)) {
+          neg_inf = true;
+        } else {
+          pos_inf = true;
+        }
+      } else {
+        sum += Fixed{a16[i * kk + q]} * w16[q * nn + j];
+      }
+    }
+    if (any_nan || (pos_inf && neg_inf)) return nan;
+    if (pos_inf || neg_inf) return pos_inf ? inf : -inf;
+    return round_fixed32(sum);  // the one rounding at the array edge; exact zero is +0
+  };
   std::vector<float> c(mn);
   for (std::size_t i = 0; i < mm; ++i) {
     for (std::size_t j = 0; j < nn; ++j) {
       float acc = 0.0f;
       for (std::size_t k0 = 0; k0 < kk; k0 += tile) {
         const std::size_t k1 = k0 + tile < kk ? k0 + tile : kk;
-        // One tile: the column's products summed exactly, NaN / Inf tracked beside the sum.
-        bool any_nan = false, pos_inf = false, neg_inf = false;
-        Fixed sum = 0;
-        for (std::size_t q = k0; q < k1; ++q) {
-          const float x = a[i * kk + q], y = w[q * nn + j];
-          if (std::isnan(x) || std::isnan(y)) {
-            any_nan = true;
-          } else if (std::isinf(x) || std::isinf(y)) {
-            if (x == 0.0f || y == 0.0f) {
-              any_nan = true;  // Inf x 0
-            } else if (std::signbit(x) != std::signbit(y)) {
-              neg_inf = true;
-            } else {
-              pos_inf = true;
-            }
-          } else {
-            sum += Fixed{a16[i * kk + q]} * w16[q * nn + j];
-          }
-        }
         float s;
-        if (any_nan || (pos_inf && neg_inf)) {
-          s = nan;
-        } else if (pos_inf || neg_inf) {
-          s = pos_inf ? inf : -inf;
+        if (bf16) {
+          // One tile: a fused multiply-add per row, in row order from +0; std::fmaf rounds the
+          // exact a * w + s once to float32 (IEEE: NaN, Inf - Inf and Inf x 0 give NaN).
+          s = 0.0f;
+          for (std::size_t q = k0; q < k1; ++q) s = std::fmaf(a[i * kk + q], w[q * nn + j], s);
         } else {
-          s = round_fixed32(sum);  // the one rounding at the array edge; exact zero is +0
+          s = fp8_tile_sum(i, j, k0, k1);
         }
         // The accumulator adds each tile's sum as it leaves the array (float32 add, RNE).
         if (k0 == 0) {

@@ -12,7 +12,8 @@ set(WEFT_FP_VECTOR_SEED 1 CACHE STRING
 set(WEFT_FP_VECTOR_DIR ${WEFT_VECTOR_DIR}/fp)
 weft_python_reference(golden_fp_vectors SCRIPT ${CMAKE_SOURCE_DIR}/scripts/fp_vectors.py
   OUT_DIR ${WEFT_FP_VECTOR_DIR}
-  OUTPUTS fp8_decode.txt bf16.txt fp8_products.txt encode.txt gemm.txt postprocess.txt
+  OUTPUTS fp8_decode.txt bf16.txt fp8_products.txt encode.txt gemm.txt gemm_bf16.txt
+          postprocess.txt
   SEED ${WEFT_FP_VECTOR_SEED}
   COMMENT "ml_dtypes / onnxruntime FP reference vectors (seed ${WEFT_FP_VECTOR_SEED})")
 

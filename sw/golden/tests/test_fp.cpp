@@ -716,15 +716,15 @@ TEST(GoldenFp, GemmRejectsBadArguments) {
   EXPECT_THROW(g::gemm_fp(four, four, 2, 2, 2, FpFormat::kFp32, FpFormat::kFp32, 2),
                std::invalid_argument);
   EXPECT_THROW(g::gemm_fp(four, four, 2, 2, 2, e4, FpFormat::kFp32, 2), std::invalid_argument);
-  // BF16 x BF16 is a conversion format only now (the array multiplies FP8): rejected, and the
-  // message says why rather than calling the format unknown.
+  // BF16 multiplies BF16 only, and the message says so rather than calling the format unknown.
   try {
-    g::gemm_fp(four, four, 2, 2, 2, bf, bf, 2);
-    ADD_FAILURE() << "BF16 x BF16 accepted";
+    g::gemm_fp(four, four, 2, 2, 2, bf, e4, 2);
+    ADD_FAILURE() << "BF16 x E4M3 accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("BF16"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("not in the tensor unit"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("BF16 operands multiply BF16 only"), std::string::npos)
+        << e.what();
   }
+  EXPECT_NO_THROW(g::gemm_fp(four, four, 2, 2, 2, bf, bf, 2));
   EXPECT_THROW(g::gemm_fp(four, four, 2, 2, 2, static_cast<FpFormat>(0), e4, 2),
                std::invalid_argument);
   EXPECT_THROW(g::gemm_fp(four, four, 2, 2, 2, e4, static_cast<FpFormat>(9), 2),
@@ -734,17 +734,21 @@ TEST(GoldenFp, GemmRejectsBadArguments) {
   EXPECT_NO_THROW(g::gemm_fp(four, four, 2, 2, 2, e4, e4, 2, true, c4));
 }
 
-TEST(GoldenFp, GemmMatchesExactReferences) {
-  // The script's two references (exact rationals; Python integers) agree on every tile sum; the
-  // file's header counts the ties at the one rounding and the outputs where the old per-tile fma
-  // chain differs, which the script requires to be present.
-  LOAD_OR_FAIL("gemm.txt", file);
+namespace {
+
+struct GemmFileTotals {
+  size_t cases = 0, outputs = 0, nonfinite = 0, mismatches = 0;
+  std::vector<std::string> combos;
+};
+
+// Runs every case of a gemm.txt-style file through gemm_fp and compares the outputs bit for bit
+// (NaN as NaN).
+GemmFileTotals check_gemm_file(const VectorFile& file) {
+  GemmFileTotals t;
   for (const auto& c : file.comments) {
     if (c.find(" ties") != std::string::npos) std::printf("[fp vectors]%s\n", c.c_str() + 1);
   }
-  size_t cases = 0, outputs = 0, nonfinite = 0;
   Mismatches bad;
-  std::vector<std::string> combos;
   const auto& rows = file.rows;
   auto values = [&](size_t i, const char* tag, size_t count) {
     if (i >= rows.size() || rows[i].f.empty() || rows[i].f[0] != tag ||
@@ -759,7 +763,9 @@ TEST(GoldenFp, GemmMatchesExactReferences) {
   };
   for (size_t i = 0; i < rows.size();) {
     const auto& h = rows[i].f;
-    ASSERT_TRUE(h.size() == 9 && h[0] == "case") << file.path << ":" << rows[i].line_no;
+    if (h.size() != 9 || h[0] != "case") {
+      throw std::runtime_error(file.path + ":" + std::to_string(rows[i].line_no) + ": not a case");
+    }
     const FpFormat af = format_named(h[2]), wf = format_named(h[3]);
     const int m = std::stoi(h[4]), k = std::stoi(h[5]), n = std::stoi(h[6]);
     const int tile_rows = std::stoi(h[7]);
@@ -776,27 +782,61 @@ TEST(GoldenFp, GemmMatchesExactReferences) {
     const auto y = values(next++, "y", mn);
     const auto got = g::gemm_fp(a, w, m, k, n, af, wf, tile_rows, acc, c_in);
     const std::string combo = h[2] + "x" + h[3];
-    if (std::find(combos.begin(), combos.end(), combo) == combos.end()) combos.push_back(combo);
+    if (std::find(t.combos.begin(), t.combos.end(), combo) == t.combos.end()) {
+      t.combos.push_back(combo);
+    }
     for (size_t j = 0; j < mn; ++j) {
-      ++outputs;
-      nonfinite += !std::isfinite(f32(y[j]));
+      ++t.outputs;
+      t.nonfinite += !std::isfinite(f32(y[j]));
       if (!same_f32(got[j], f32(y[j]))) {
         bad.add(file.path + ": case " + h[1] + " output " + std::to_string(j) + " (row " +
                 std::to_string(j / n) + ", col " + std::to_string(j % n) + "): reference " +
                 f32_str(f32(y[j])) + ", golden " + f32_str(got[j]));
       }
     }
-    ++cases;
+    ++t.cases;
     i = next;
   }
+  t.mismatches = bad.count;
+  return t;
+}
+
+}  // namespace
+
+TEST(GoldenFp, GemmMatchesExactReferences) {
+  // The script's two references (exact rationals; Python integers) agree on every tile sum; the
+  // file's header counts the ties at the one rounding and the outputs where the old per-tile fma
+  // chain differs, which the script requires to be present.
+  LOAD_OR_FAIL("gemm.txt", file);
+  for (const auto& c : file.comments) {
+    if (c.find(" ties") != std::string::npos) std::printf("[fp vectors]%s\n", c.c_str() + 1);
+  }
+  const GemmFileTotals t = check_gemm_file(file);
   std::printf(
       "[fp] GEMM: %zu cases (%zu FP8 format pairs), %zu outputs (%zu not finite) against the "
       "exact references, %zu mismatches\n",
-      cases, combos.size(), outputs, nonfinite, bad.count);
-  EXPECT_EQ(combos.size(), 4u);
-  EXPECT_GE(cases, 32u);
-  EXPECT_GT(nonfinite, 0u);
-  EXPECT_EQ(bad.count, 0u);
+      t.cases, t.combos.size(), t.outputs, t.nonfinite, t.mismatches);
+  EXPECT_EQ(t.combos.size(), 4u);
+  EXPECT_GE(t.cases, 32u);
+  EXPECT_GT(t.nonfinite, 0u);
+  EXPECT_EQ(t.mismatches, 0u);
+}
+
+TEST(GoldenFp, GemmBf16MatchesExactFmaChain) {
+  // BF16 x BF16: a fused multiply-add per row (the script's exact-rational fma), std::fmaf here.
+  LOAD_OR_FAIL("gemm_bf16.txt", file);
+  for (const auto& c : file.comments) {
+    if (c.find(" differ") != std::string::npos) std::printf("[fp vectors]%s\n", c.c_str() + 1);
+  }
+  const GemmFileTotals t = check_gemm_file(file);
+  std::printf(
+      "[fp] BF16 GEMM: %zu cases, %zu outputs (%zu not finite) against the exact fma chain, "
+      "%zu mismatches\n",
+      t.cases, t.outputs, t.nonfinite, t.mismatches);
+  EXPECT_EQ(t.combos, std::vector<std::string>{"bf16xbf16"});
+  EXPECT_GE(t.cases, 20u);
+  EXPECT_GT(t.nonfinite, 0u);
+  EXPECT_EQ(t.mismatches, 0u);
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -45,20 +45,23 @@ uint32_t fp32_bits(float x);
 // The tensor unit's FP accumulation rule (the one definition every test and model uses): the
 // array sums the products of one k-tile exactly (a wide fixed-point sum) and rounds once at its
 // edge; the accumulator adds the tiles in float32.
-//   Operands: FP8 only, E4M3 and E5M2 in either mix (the array has no BF16 / FP32 multipliers).
+//   Operands: FP8, E4M3 and E5M2 in either mix, or BF16 x BF16 (no FP32 multipliers).
 //   The K dimension is cut into tiles of `tile_rows` (the array's row count): tile t covers
 //   k in [t*tile_rows, min(K, (t+1)*tile_rows)).
-//   Tile sum s_t for output (m, n), over the tile's products p = a[m][k] * w[k][n] (exact):
+//   FP8 tile sum s_t for output (m, n), over the tile's products p = a[m][k] * w[k][n] (exact):
 //     NaN if a product is NaN (a NaN operand, or Inf x 0) or the tile has both a +Inf and a -Inf
 //     product; else +Inf / -Inf if it has Inf products (then all of one sign); else the exact
 //     sum of the products rounded once to float32, to nearest, ties to even; an exactly zero sum
 //     (all-zero products of whatever signs included) is +0.
+//   BF16 tile sum s_t: s = +0, then s = fma(a[m][k], w[k][n], s) for each k of the tile in
+//     increasing k, each step one float32 rounding (RNE) of the exact a * w + s, IEEE specials
+//     (subnormals kept, NaN for a NaN operand, Inf x 0 or Inf - Inf, overflow to Inf).
 //   Across tiles: c = s_0 if !accumulate, else c = c_in + s_0 (float32 add, RNE); then
 //   c = c + s_t for t = 1, 2, ... (float32 add, RNE), in increasing t.
 // a_bits: M x K row-major encodings in format af; w_bits: K x N in wf (each element's low bits,
 // as fp_decode reads them); c_in: M x N (read, and its size checked, only when accumulate).
 // Returns M x N float32 values. Throws std::invalid_argument on bad sizes, m / k / n or
-// tile_rows < 1, BF16 or FP32 operands, or a value outside the enum.
+// tile_rows < 1, FP32 operands, BF16 mixed with FP8, or a value outside the enum.
 std::vector<float> gemm_fp(std::span<const uint32_t> a_bits, std::span<const uint32_t> w_bits,
                            int m, int k, int n, FpFormat af, FpFormat wf, int tile_rows,
                            bool accumulate = false, std::span<const float> c_in = {});

@@ -39,7 +39,8 @@ module weft_cmd #(
   parameter int  SimtThreads = 8,
   parameter int  SimtDmemLines = 16384,  // SIMT data memory in lines
   parameter int  SimtImemLines = 1024,   // SIMT instruction memory in lines
-  parameter bit  TensorFp  = 1'b1,       // the tensor unit has its FP8 modes
+  parameter bit  TensorFp  = 1'b1,       // the tensor unit has its FP8 and BF16 modes
+  localparam int ElemW     = TensorFp ? weft_fp_pkg::FpElemW : 8,  // operand bus bits / element
   localparam int BB        = DataW / 8,
   localparam int LineAw    = $clog2(SpadLines),
   localparam int AccAw     = $clog2(AccDepth),
@@ -140,14 +141,14 @@ module weft_cmd #(
   output logic [31:0]            tu_cmd_act_max_o,
   output logic                   tu_w_valid_o,
   input  logic                   tu_w_ready_i,
-  output logic [Cols*8-1:0]      tu_w_data_o,
+  output logic [Cols*ElemW-1:0]  tu_w_data_o,
   output logic                   tu_w_last_o,
   output logic                   tu_w_signed_o,
   output logic [7:0]             tu_w_zp_o,
   output logic [2:0]             tu_w_fmt_o,
   output logic                   tu_a_valid_o,
   input  logic                   tu_a_ready_i,
-  output logic [Rows*8-1:0]      tu_a_data_o,
+  output logic [Rows*ElemW-1:0]  tu_a_data_o,
   output logic                   tu_pc_we_o,
   output logic [ColIdxW-1:0]     tu_pc_idx_o,
   output logic [31:0]            tu_pc_bias_o,
@@ -452,7 +453,7 @@ module weft_cmd #(
 
   weft_cmd_compute #(
     .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .DataW(DataW), .SpadLines(SpadLines),
-    .Inflight(Inflight)
+    .Inflight(Inflight), .TensorFp(TensorFp)
   ) u_compute (
     .clk_i,
     .rst_ni,

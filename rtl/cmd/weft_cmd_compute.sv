@@ -11,6 +11,8 @@
 //              tensor unit's free weight buffer while the current tile computes;
 //   A walker   spad port A -> A FIFO -> tu a_*: one line request per cycle, credit-limited to
 //              the FIFO size, so A rows reach the array back to back;
+//              (BF16, TensorFp: each A and W row is two lines, the row's line and the next,
+//              joined into one 2*Rows-byte (2*Cols-byte) row, so a row takes two cycles)
 //   C walker   tu cmd_* (COMPUTE): one command per tile, ahead of the data (the tensor unit
 //              queues one command while the current one streams).
 // The scratchpad answers in exactly 2 cycles without back-pressure: a walker issues a read only
@@ -29,6 +31,8 @@ module weft_cmd_compute #(
   parameter int  JobDepth  = 2,
   parameter int  AFifo     = 8,
   parameter int  WFifo     = 6,
+  parameter bit  TensorFp  = 1'b1,     // BF16 rows: two lines each
+  localparam int ElemW     = TensorFp ? weft_fp_pkg::FpElemW : 8,
   localparam int LineAw    = $clog2(SpadLines),
   localparam int TagW      = $clog2(Inflight),
   localparam int AccAw     = $clog2(AccDepth),
@@ -64,14 +68,14 @@ module weft_cmd_compute #(
   output logic [2:0]          cmd_a_fmt_o,      // weft_pkg::Fmt*
   output logic                tw_valid_o,
   input  logic                tw_ready_i,
-  output logic [Cols*8-1:0]   tw_data_o,
+  output logic [Cols*ElemW-1:0] tw_data_o,
   output logic                tw_last_o,
   output logic                tw_signed_o,
   output logic [7:0]          tw_zp_o,
   output logic [2:0]          tw_fmt_o,
   output logic                ta_valid_o,
   input  logic                ta_ready_i,
-  output logic [Rows*8-1:0]   ta_data_o,
+  output logic [Rows*ElemW-1:0] ta_data_o,
   // completion, status
   output logic                done_valid_o,
   output logic [TagW-1:0]     done_tag_o,
@@ -148,20 +152,21 @@ module weft_cmd_compute #(
   logic [KW-1:0]     wk;
   logic [RW-1:0]     wr, wrows;
   logic              wlast_row, unused_wtile_last;  // wrows already says it
-  logic [Cols*8+13-1:0] wf_data;
+  logic [Cols*ElemW+13-1:0] wf_data;
 
   assign wrows     = (wk < RowsK) ? RW'(wk) : RW'(Rows);
   assign wlast_row = (wr == wrows - 1'b1);
 
   weft_cmd_walker #(
     .Rows(Rows), .KW(KW), .LineAw(LineAw), .RowW(RW), .MetaW(13), .DataBits(Cols*8), .Depth(WFifo),
-    .SideW(12), .JobDepth(JobDepth)
+    .SideW(12), .JobDepth(JobDepth), .Pair(TensorFp)
   ) u_wwalk (
     .clk_i, .rst_ni, .clear_i,
     .job_push_i        (start),
     .job_ready_o       (wj_ready),
     .job_usage_o       (wj_usage),
     .job_side_i        ({head_desc_i.w_fmt, head_desc_i.w_signed, head_desc_i.w_zp}),
+    .job_wide_i        (head_desc_i.w_fmt == weft_pkg::FmtBf16),
     .job_k_i           (h_k),
     .job_base_i        (h_w_addr),
     .job_row_stride_i  (h_wrs),
@@ -181,11 +186,11 @@ module weft_cmd_compute #(
     .out_ready_i       (tw_ready_i),
     .out_data_o        (wf_data)
   );
-  assign tw_data_o   = wf_data[Cols*8-1:0];
-  assign tw_zp_o     = wf_data[Cols*8 +: 8];
-  assign tw_signed_o = wf_data[Cols*8 + 8];
-  assign tw_fmt_o    = wf_data[Cols*8 + 9 +: 3];
-  assign tw_last_o   = wf_data[Cols*8 + 12];
+  assign tw_data_o   = wf_data[Cols*ElemW-1:0];
+  assign tw_zp_o     = wf_data[Cols*ElemW +: 8];
+  assign tw_signed_o = wf_data[Cols*ElemW + 8];
+  assign tw_fmt_o    = wf_data[Cols*ElemW + 9 +: 3];
+  assign tw_last_o   = wf_data[Cols*ElemW + 12];
 
   // ---------------------------------------------------------------- A walker
   // Every tile has m rows; each row goes to the tensor unit, its {end, tag} into the A FIFO.
@@ -193,20 +198,21 @@ module weft_cmd_compute #(
   logic [AccAw-1:0]  am, ar;
   logic [KW-1:0]     unused_ak;   // rows per tile: m
   logic              alast_row, atile_last, aend, af_pop;
-  logic [Rows*8+TagW:0] af_data;
+  logic [Rows*ElemW+TagW:0] af_data;
 
   assign alast_row = (ar == am - 1'b1);
   assign aend      = alast_row && atile_last;
 
   weft_cmd_walker #(
     .Rows(Rows), .KW(KW), .LineAw(LineAw), .RowW(AccAw), .MetaW(TagW + 1), .DataBits(Rows*8),
-    .Depth(AFifo), .SideW(TagW + AccAw), .JobDepth(JobDepth)
+    .Depth(AFifo), .SideW(TagW + AccAw), .JobDepth(JobDepth), .Pair(TensorFp)
   ) u_awalk (
     .clk_i, .rst_ni, .clear_i,
     .job_push_i        (start),
     .job_ready_o       (aj_ready),
     .job_usage_o       (aj_usage),
     .job_side_i        ({h_tag, h_m}),
+    .job_wide_i        (head_desc_i.a_fmt == weft_pkg::FmtBf16),
     .job_k_i           (h_k),
     .job_base_i        (h_a_addr),
     .job_row_stride_i  (h_ars),
@@ -226,13 +232,13 @@ module weft_cmd_compute #(
     .out_ready_i       (ta_ready_i),
     .out_data_o        (af_data)
   );
-  assign ta_data_o = af_data[Rows*8-1:0];
+  assign ta_data_o = af_data[Rows*ElemW-1:0];
   assign af_pop    = ta_valid_o && ta_ready_i;
 
   // Completion: the last A row of a descriptor entered the array; its accumulator rows are
   // written DoneLat cycles later.
   logic [TagW:0] done_in, done_out;
-  assign done_in = {af_pop && af_data[Rows*8 + TagW], af_data[Rows*8 +: TagW]};
+  assign done_in = {af_pop && af_data[Rows*ElemW + TagW], af_data[Rows*ElemW +: TagW]};
   weft_delay #(.Width(TagW + 1), .Depth(DoneLat)) u_done (
     .clk_i, .rst_ni,
     .in_i  (done_in),

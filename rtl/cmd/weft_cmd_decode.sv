@@ -4,8 +4,9 @@
 // One descriptor at a time: FILL (64/BusBytes beats) -> PREP -> CHECK -> DISPATCH.
 // PREP (one cycle) registers the k-tile counts of a COMPUTE (a division by Rows).
 // CHECK first tests the fields, in this order: SEQ (word 1 = index), OPCODE, SIZE, ALIGN,
-// ACC_RANGE, PARAM (element formats: COMPUTE's a_fmt and w_fmt both INT or both FP8, STORE_ACC's
-// out_fmt at most FP32 and not packed in FP32, FP formats only with TensorFp); then the extents,
+// ACC_RANGE, PARAM (element formats: COMPUTE's a_fmt and w_fmt both INT, both FP8 or both BF16,
+// STORE_ACC's out_fmt at most FP32 and not packed in FP32, FP formats only with TensorFp); then
+// the extents,
 // one multiply-add per step on a shared 32 x 20 multiplier:
 //   LOAD / STORE_SPAD  first line spad_addr and last line spad_addr + (rows-1)*spad_stride +
 //                      row_lines-1 in one region: the scratchpad [0, spad_lines), the SIMT data
@@ -17,7 +18,8 @@
 //   STORE_ACC          with load_params: params_addr + cols-1 < spad_lines, then the host
 //                      extent host_addr + (m-1)*host_stride + sacc_row_bytes (WINDOW, write)
 //   COMPUTE            A: a_addr + (kt-1)*a_tile_stride + (m-1)*a_row_stride; W: the last row of
-//                      the last tile and (kt >= 2) the last row of the tile before it
+//                      the last tile and (kt >= 2) the last row of the tile before it; with
+//                      BF16 operands each row's second line (+1) too
 // Each step takes three cycles (timing, docs/fpga.md): the step's operands are selected and
 // registered in the first, where the step's checks of the previous step's sum also run, the
 // product is registered in the second and added in the third. No cycle goes from the descriptor's
@@ -187,6 +189,10 @@ module weft_cmd_decode #(
     fp8 = TensorFp && (fmt == weft_pkg::FmtE4m3 || fmt == weft_pkg::FmtE5m2);
   endfunction
 
+  // BF16 operand rows take two lines (the decoder lets BF16 only pair with BF16).
+  logic comp_wide;
+  assign comp_wide = TensorFp && comp.a_fmt == weft_pkg::FmtBf16;
+
   logic [7:0] simple_err;
   always_comb begin : p_simple
     simple_err = weft_pkg::ErrNone;
@@ -208,7 +214,9 @@ module weft_cmd_decode #(
       end else if (acc_bad(comp.acc_addr, comp.m)) begin
         simple_err = weft_pkg::ErrAccRange;
       end else if (!((comp.a_fmt == weft_pkg::FmtInt && comp.w_fmt == weft_pkg::FmtInt) ||
-                     (fp8(comp.a_fmt) && fp8(comp.w_fmt)))) begin
+                     (fp8(comp.a_fmt) && fp8(comp.w_fmt)) ||
+                     (TensorFp && comp.a_fmt == weft_pkg::FmtBf16 &&
+                      comp.w_fmt == weft_pkg::FmtBf16))) begin
         simple_err = weft_pkg::ErrParam;
       end
     end else if (is_simt) begin
@@ -283,6 +291,7 @@ module weft_cmd_decode #(
           mac_clr = 1'b0;
           mac_x   = comp.a_row_stride;
           mac_y   = 20'(comp.m - 32'd1);
+          mac_c   = 32'(comp_wide);
         end
         // W, twice: the last row of the last tile (steps 2, 3), then row Rows-1 of the tile
         // before it (steps 4, 5; the last tile again when kt = 1).
@@ -294,6 +303,7 @@ module weft_cmd_decode #(
         end
         3'd3, 3'd5: begin
           mac_clr = 1'b0;
+          mac_c   = 32'(comp_wide);
           mac_x   = comp.w_row_stride;
           mac_y   = !step_q[2] ? rlast_m1 : (t_max == '0) ? '0 : 20'(Rows - 1);
         end

@@ -44,6 +44,13 @@ package weft_fp_pkg;
     logic [7:0]               mag;
   } fp_op_t;
   localparam int FpOpW = 2 + 1 + OpExpW + 8;
+  // A BF16 element fits fp_op_t too (8-bit significand, LSB exponent -133..120). An operand lane
+  // of an FP build carries {wide, fp_op_t}: wide marks BF16, whose products the PE adds to an
+  // FP32 partial sum (one rounding per row) instead of the FP8 fixed-point sum.
+  localparam int FpLaneW = FpOpW + 1;
+  // Bits per element on the tensor unit's operand buses in an FP build (BF16; 8-bit formats use
+  // the low half of the bus).
+  localparam int FpElemW = 16;
 
   // The array's FP8 partial sum: a tile's products summed exactly, in fixed point with its LSB at
   // 2^FixLsb (every FP8 x FP8 product is a multiple of 2^-32 and below 2^64 in magnitude, so 32
@@ -136,17 +143,18 @@ package weft_fp_pkg;
     fp_unpack = r;
   endfunction
 
-  // An FP8 element as an array operand.
-  function automatic logic [FpOpW-1:0] fp_operand(input logic [7:0] bits,
-                                                  input logic [2:0] fmt);
+  // An element as an array operand lane: BF16 (bits) with the wide flag, or an FP8 element
+  // (bits[7:0]).
+  function automatic logic [FpLaneW-1:0] fp_lane_operand(input logic [FpElemW-1:0] bits,
+                                                         input logic [2:0] fmt);
     fp_num_t n;
     fp_op_t  o;
-    n      = fp_unpack({24'h0, bits}, fmt);
+    n      = fp_unpack({16'h0, bits}, fmt);
     o.cls  = n.cls;
     o.sign = n.sign;
     o.exp  = OpExpW'(n.exp);
     o.mag  = n.mag[7:0];
-    fp_operand = o;
+    fp_lane_operand = {fmt == weft_pkg::FmtBf16, o};
   endfunction
 
   // The operand a short tile's missing weight rows hold (class ClsAbsent).
@@ -372,6 +380,35 @@ package weft_fp_pkg;
     if (en) r = fp_add(fp_unpack(x, weft_pkg::FmtFp32), fp_unpack(y, weft_pkg::FmtFp32),
                        weft_pkg::FmtFp32);
     fp_add32_en = r;
+  endfunction
+
+  // A PE's BF16 step: the FP32 partial sum ps plus the exact product a * w of two BF16
+  // operands (fp_op_t), rounded once to FP32 (IEEE: NaN wins, Inf x 0 and Inf - Inf are NaN, an
+  // exact zero is +0 unless both addends are -0). A weight of class ClsAbsent leaves ps as it is.
+  // '0 while en is low.
+  function automatic logic [31:0] fp_fma_bf16_en(input logic en, input logic [31:0] ps,
+                                                 input logic [FpOpW-1:0] a,
+                                                 input logic [FpOpW-1:0] w);
+    /* verilator no_inline_task */
+    fp_op_t      ao, wo;
+    fp_num_t     an, wn;
+    logic [31:0] r;
+    r = '0;
+    if (en) begin
+      ao = a;
+      wo = w;
+      an.cls  = ao.cls;
+      an.sign = ao.sign;
+      an.exp  = ExpW'(ao.exp);
+      an.mag  = MagW'(ao.mag);
+      wn.cls  = wo.cls;
+      wn.sign = wo.sign;
+      wn.exp  = ExpW'(wo.exp);
+      wn.mag  = MagW'(wo.mag);
+      if (wo.cls == ClsAbsent) r = ps;
+      else r = fp_add(fp_unpack(ps, weft_pkg::FmtFp32), fp_mul(an, wn), weft_pkg::FmtFp32);
+    end
+    fp_fma_bf16_en = r;
   endfunction
 
   function automatic logic [31:0] fp_fixed_to_fp32_en(input logic en,

@@ -14,6 +14,10 @@
 // weft_fp_pkg::FpPsW bits): the exact fixed-point sum of the tile's products with NaN / Inf
 // flags (weft_fp_mac):
 //   fp_ps_q <= fp_ps_i + a_i * w[a_buf_i]        (exact: no rounding inside the array)
+// An FP activation whose lane has the wide flag (weft_fp_pkg::FpLaneW: BF16) meets a BF16
+// weight; then fp_ps carries an FP32 value in its low 32 bits and the PE adds the exact
+// product with one FP32 rounding (weft_fp_pkg::fp_fma_bf16_en):
+//   fp_ps_q <= fl32(fp_ps_i + a_i * w[a_buf_i])
 // A weight of class ClsAbsent (a short tile's missing row) passes fp_ps_i through unchanged.
 // The two chains are separate so that integer GEMMs keep 32-bit partial sums (and a simulator
 // their speed): fp_ps_q only changes for FP activations, ps_q is don't-care for them.
@@ -56,8 +60,8 @@ module weft_pe #(
   if (AccW < 2 * IntW || OpW < IntW) begin : g_bad_acc
     `WEFT_ELAB_ERROR("weft_pe: AccW must hold a full integer product and OpW an integer operand")
   end
-  if (Fp && OpW < weft_fp_pkg::FpOpW) begin : g_bad_fp
-    `WEFT_ELAB_ERROR("weft_pe: Fp needs OpW >= weft_fp_pkg::FpOpW")
+  if (Fp && OpW < weft_fp_pkg::FpLaneW) begin : g_bad_fp
+    `WEFT_ELAB_ERROR("weft_pe: Fp needs OpW >= weft_fp_pkg::FpLaneW")
   end
 
   logic [OpW-1:0] w0_q, w1_q, w0_d, w1_d, w_sel;
@@ -78,16 +82,23 @@ module weft_pe #(
   assign ps_d  = ps_i + AccW'(prod);  // prod is signed: the cast sign-extends
 
   if (Fp) begin : g_fp
+    localparam int FpOpW = weft_fp_pkg::FpOpW;
     logic [FpW-1:0] fp_sum, fp_ps_q;
+    logic [31:0]    bf16_sum;
+    logic           wide, unused_w_wide;
+    assign wide          = a_data_i[FpOpW];
+    assign unused_w_wide = w_sel[FpOpW];  // the activation's flag decides (same format)
     weft_fp_mac u_mac (
-      .en_i (a_fp_i),
+      .en_i (a_fp_i && !wide),
       .ps_i (fp_ps_i),
-      .a_i  (a_data_i[weft_fp_pkg::FpOpW-1:0]),
-      .w_i  (w_sel[weft_fp_pkg::FpOpW-1:0]),
+      .a_i  (a_data_i[FpOpW-1:0]),
+      .w_i  (w_sel[FpOpW-1:0]),
       .ps_o (fp_sum)
     );
+    assign bf16_sum = weft_fp_pkg::fp_fma_bf16_en(a_fp_i && wide, fp_ps_i[31:0],
+                                                  a_data_i[FpOpW-1:0], w_sel[FpOpW-1:0]);
     always_ff @(posedge clk_i) begin
-      if (a_fp_i) fp_ps_q <= fp_sum;
+      if (a_fp_i) fp_ps_q <= wide ? FpW'(bf16_sum) : fp_sum;
     end
     assign fp_ps_o = fp_ps_q;
   end else begin : g_int

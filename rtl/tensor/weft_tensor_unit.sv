@@ -3,10 +3,12 @@
 // command stream and three data streams. See docs/tensor-unit.md for the dataflow and timing.
 //
 // Element formats (weft_pkg::Fmt*): INT (int8 / uint8 with zero points, INT32 sums) and, with Fp,
-// FP8 E4M3 / E5M2 operands with FP32 sums (weft_fp_pkg; the rule is in docs/tensor-unit.md).
-// A COMPUTE's a_fmt travels through the array with its rows and the weight tile carries w_fmt
-// (the command decoder only lets both be INT or both FP8); a DRAIN's out_fmt picks the integer
-// post-processing or the FP one (scale, bias, ReLU, conversion).
+// FP8 E4M3 / E5M2 or BF16 operands with FP32 sums (weft_fp_pkg; the rules are in
+// docs/tensor-unit.md). A COMPUTE's a_fmt travels through the array with its rows and the weight
+// tile carries w_fmt (the command decoder only lets both be INT, both FP8 or both BF16); a
+// DRAIN's out_fmt picks the integer post-processing or the FP one (scale, bias, ReLU,
+// conversion). The operand buses carry ElemW bits per element (16 with Fp): element r of an
+// 8-bit format is bits [8r +: 8], of BF16 bits [16r +: 16].
 //
 // Commands (cmd_*, in order):
 //   COMPUTE rows, addr, accumulate, wreuse, a_signed, a_zp
@@ -32,9 +34,10 @@ module weft_tensor_unit #(
   parameter int  Rows      = 4,
   parameter int  Cols      = 4,
   parameter int  AccDepth  = 128,  // accumulator rows (two banks of AccDepth/2)
-  parameter bit  Fp        = 1'b0, // the FP8 modes
+  parameter bit  Fp        = 1'b0, // the FP8 and BF16 modes
   localparam int AccW      = weft_pkg::AccW,
-  localparam int OpW       = Fp ? weft_fp_pkg::FpOpW : weft_pkg::OpW,
+  localparam int ElemW     = Fp ? weft_fp_pkg::FpElemW : 8,
+  localparam int OpW       = Fp ? weft_fp_pkg::FpLaneW : weft_pkg::OpW,
   localparam int FpW       = Fp ? weft_fp_pkg::FpPsW : 1,  // the array's FP tile sums
   localparam int AccAw     = $clog2(AccDepth),
   localparam int BankDepth = AccDepth / 2,
@@ -66,7 +69,7 @@ module weft_tensor_unit #(
   // weight tiles
   input  logic                 w_valid_i,
   output logic                 w_ready_o,
-  input  logic [Cols*8-1:0]    w_data_i,
+  input  logic [Cols*ElemW-1:0] w_data_i,
   input  logic                 w_last_i,
   input  logic                 w_signed_i,
   input  logic [7:0]           w_zp_i,
@@ -74,7 +77,7 @@ module weft_tensor_unit #(
   // activation rows
   input  logic                 a_valid_i,
   output logic                 a_ready_o,
-  input  logic [Rows*8-1:0]    a_data_i,
+  input  logic [Rows*ElemW-1:0] a_data_i,
   // per-column post-processing parameters
   input  logic                 pc_we_i,
   input  logic [ColIdxW-1:0]   pc_idx_i,
@@ -114,16 +117,22 @@ module weft_tensor_unit #(
 
   localparam int IntW = weft_pkg::OpW;
 
-  // Operand preparation: an 8-bit int8/uint8 value minus its zero point, as 9-bit signed, or
-  // (fmt not INT) an FP8 element decoded into weft_fp_pkg::fp_op_t.
-  function automatic logic [OpW-1:0] prep(input logic [7:0] v, input logic [2:0] fmt,
-                                          input logic is_signed, input logic [7:0] zp);
+  // Operand preparation: an 8-bit int8/uint8 value (v) minus its zero point, as 9-bit signed,
+  // or (fmt not INT) an FP8 element (v) or a BF16 one (v16) decoded into an FP lane
+  // (weft_fp_pkg::fp_lane_operand).
+  function automatic logic [OpW-1:0] prep(input logic [7:0] v, input logic [15:0] v16,
+                                          input logic [2:0] fmt, input logic is_signed,
+                                          input logic [7:0] zp);
     logic [IntW-1:0] ve, ze, diff;
     ve   = is_signed ? {v[7], v} : {1'b0, v};
     ze   = is_signed ? {zp[7], zp} : {1'b0, zp};
     diff = ve - ze;
-    if (Fp && fmt != weft_pkg::FmtInt) prep = OpW'(weft_fp_pkg::fp_operand(v, fmt));
-    else                               prep = OpW'(diff);
+    if (Fp && fmt != weft_pkg::FmtInt) begin
+      prep = OpW'(weft_fp_pkg::fp_lane_operand((fmt == weft_pkg::FmtBf16) ? v16 : {8'h0, v},
+                                               fmt));
+    end else begin
+      prep = OpW'(diff);
+    end
   endfunction
 
   // The weight of a short tile's missing row: integer zero, or an FP operand the PE leaves out.
@@ -161,7 +170,14 @@ module weft_tensor_unit #(
   assign ld_tile_end = ld_write && (ld_row_q == RowIdxW'(Rows - 1));
 
   for (genvar c = 0; c < Cols; c++) begin : g_wprep
-    assign aw_data_d[c*OpW +: OpW] = w_fire ? prep(w_data_i[c*8 +: 8], w_fmt_i, w_signed_i, w_zp_i)
+    logic [15:0] w16;  // element c as BF16 (Fp)
+    if (Fp) begin : g_w16
+      assign w16 = w_data_i[c*16 +: 16];
+    end else begin : g_w8
+      assign w16 = '0;
+    end
+    assign aw_data_d[c*OpW +: OpW] = w_fire ? prep(w_data_i[c*8 +: 8], w16, w_fmt_i, w_signed_i,
+                                                   w_zp_i)
                                             : absent_weight(ld_fp_q);
   end
 
@@ -423,17 +439,24 @@ module weft_tensor_unit #(
   // -------------------------------------------------------------------------------------------
   // Array input stage (registered) and the metadata that travels beside the array
   // -------------------------------------------------------------------------------------------
-  logic                 arr_valid_q, arr_buf_q, arr_bank_q, arr_acc_q, arr_fp_q;
+  logic                 arr_valid_q, arr_buf_q, arr_bank_q, arr_acc_q, arr_fp_q, arr_wide_q;
   logic [BankAw-1:0]    arr_off_q;
   logic [Rows*OpW-1:0]  arr_data_q, arr_data_d;
-  logic                 c_valid, c_bank, c_acc, c_fp;
+  logic                 c_valid, c_bank, c_acc, c_fp, c_wide;
   logic [BankAw-1:0]    c_off;
   logic [Cols*FpW-1:0]  c_fp_sum;
   logic [Cols*AccW-1:0] c_int;
   logic [Cols*AccW-1:0] c_data;
 
   for (genvar r = 0; r < Rows; r++) begin : g_aprep
-    assign arr_data_d[r*OpW +: OpW] = prep(a_data_i[r*8 +: 8], cmp_fmt_q, cmp_sgn_q, cmp_zp_q);
+    logic [15:0] a16;  // element r as BF16 (Fp)
+    if (Fp) begin : g_a16
+      assign a16 = a_data_i[r*16 +: 16];
+    end else begin : g_a8
+      assign a16 = '0;
+    end
+    assign arr_data_d[r*OpW +: OpW] = prep(a_data_i[r*8 +: 8], a16, cmp_fmt_q, cmp_sgn_q,
+                                           cmp_zp_q);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -446,6 +469,7 @@ module weft_tensor_unit #(
     arr_bank_q <= cmp_bank_q;
     arr_acc_q  <= cmp_acc_q;
     arr_fp_q   <= Fp && (cmp_fmt_q != weft_pkg::FmtInt);
+    arr_wide_q <= Fp && (cmp_fmt_q == weft_pkg::FmtBf16);
     arr_off_q  <= cmp_off_q;
     arr_data_q <= arr_data_d;
   end
@@ -466,19 +490,22 @@ module weft_tensor_unit #(
     .c_fp_data_o (c_fp_sum)
   );
 
-  weft_delay #(.Width(BankAw + 3), .Depth(ArrayLatency)) u_meta (
+  weft_delay #(.Width(BankAw + 4), .Depth(ArrayLatency)) u_meta (
     .clk_i,
     .rst_ni,
-    .in_i  ({arr_bank_q, arr_acc_q, arr_fp_q, arr_off_q}),
-    .out_o ({c_bank, c_acc, c_fp, c_off})
+    .in_i  ({arr_bank_q, arr_acc_q, arr_fp_q, arr_wide_q, arr_off_q}),
+    .out_o ({c_bank, c_acc, c_fp, c_wide, c_off})
   );
 
-  // A row of FP tile sums leaves the array as exact fixed-point sums: each is rounded once to
-  // FP32 here, on its way into the accumulator (the rule in docs/tensor-unit.md).
+  // A row of FP8 tile sums leaves the array as exact fixed-point sums: each is rounded once to
+  // FP32 here, on its way into the accumulator (the rule in docs/tensor-unit.md). BF16 tile sums
+  // are FP32 already (the low 32 bits of the column's FP sum).
   for (genvar c = 0; c < Cols; c++) begin : g_tile_round
     if (Fp) begin : g_fp
       logic [AccW-1:0] rounded;
-      assign rounded = weft_fp_pkg::fp_fixed_to_fp32_en(c_fp, c_fp_sum[c*FpW +: FpW]);
+      assign rounded = c_wide ? c_fp_sum[c*FpW +: 32]
+                              : weft_fp_pkg::fp_fixed_to_fp32_en(c_fp && !c_wide,
+                                                                 c_fp_sum[c*FpW +: FpW]);
       assign c_data[c*AccW +: AccW] = c_fp ? rounded : c_int[c*AccW +: AccW];
     end else begin : g_int
       assign c_data[c*AccW +: AccW] = c_int[c*AccW +: AccW];
@@ -486,7 +513,7 @@ module weft_tensor_unit #(
   end
   if (!Fp) begin : g_no_fp_rows
     logic unused_c_fp;
-    assign unused_c_fp = c_fp ^ (|c_fp_sum);
+    assign unused_c_fp = c_fp ^ c_wide ^ (|c_fp_sum);
   end
 
   // -------------------------------------------------------------------------------------------

@@ -38,7 +38,8 @@ module weft_top #(
   parameter int  SimtBanks = 8,
   parameter int  SimtDmemBytes = 262144,
   parameter int  SimtImemWords = 4096,
-  parameter bit  TensorFp  = 1'b1,       // the tensor unit's FP8 modes (CAP4.fp)
+  parameter bit  TensorFp  = 1'b1,       // the tensor unit's FP8 and BF16 modes (CAP4.fp)
+  localparam int TuElemW   = TensorFp ? weft_fp_pkg::FpElemW : 8,  // operand bus bits / element
   localparam int BB        = DataW / 8,
   localparam int LineAw    = $clog2(SpadLines),
   localparam int AccAw     = $clog2(AccDepth),
@@ -332,10 +333,10 @@ module weft_top #(
   logic [1:0]         tu_cmd_mode;
   logic [31:0]        tu_cmd_zp, tu_cmd_min, tu_cmd_max;
   logic               tu_w_valid, tu_w_ready, tu_w_last, tu_w_signed;
-  logic [Cols*8-1:0]  tu_w_data;
+  logic [Cols*TuElemW-1:0] tu_w_data;
   logic [7:0]         tu_w_zp;
   logic               tu_a_valid, tu_a_ready;
-  logic [Rows*8-1:0]  tu_a_data;
+  logic [Rows*TuElemW-1:0] tu_a_data;
   logic               tu_pc_we;
   logic [ColIdxW-1:0] tu_pc_idx;
   logic [31:0]        tu_pc_bias, tu_pc_mult;

@@ -5,6 +5,8 @@
 //   1. Every FP8 product pair (256 x 256) of E4M3 x E4M3, E5M2 x E5M2, E4M3 x E5M2, E5M2 x E4M3,
 //      each added to a random partial sum: the PE's fixed-point sum must be exact, and rounded at
 //      the array edge it must equal fp32_bits(fmaf(a, w, ps)) / golden gemm_fp (one tile).
+//   1b. BF16 x BF16 hops: random BF16 operands (three exponent ranges, specials) and FP32 partial
+//      sums: the PE's FP32 sum must equal fp32_bits(fmaf(a, w, ps)), the golden BF16 step.
 //   2. fp_output for FP32 / BF16 / E4M3 / E5M2 with ReLU off and on, on random (acc, scale, bias)
 //      triples: == fp32_bits / fp_encode of golden fp_postprocess.
 // Both print their counts (and coverage of the interesting cases) even when they pass: the
@@ -323,6 +325,125 @@ TEST(FpUnit, EveryFp8ProductThroughThePe) {
     EXPECT_EQ(mismatches, 0u) << fmt_name(p.a) << " x " << fmt_name(p.w);
   }
   std::fflush(stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1b. BF16 through the PE: one fused multiply-add per hop, fp_ps_o = fl32(fp_ps_i + a * w).
+//
+// A random BF16 code with the exponent field in [lo, hi] (0: subnormal), a random sign and
+// fraction; now and then +-0, +-Inf or a NaN.
+uint32_t random_bf16(Rng& rng, int lo, int hi) {
+  if (one_in(rng, 24)) {
+    constexpr uint32_t kSpecial[] = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xffa5};
+    return kSpecial[rng() % 6];
+  }
+  const uint32_t sign = (rng() & 1) ? 0x8000u : 0u;
+  return sign | (static_cast<uint32_t>(uniform(rng, lo, hi)) << 7) |
+         static_cast<uint32_t>(rng() & 0x7f);
+}
+
+TEST(FpUnit, Bf16FusedMultiplyAddThroughThePe) {
+  Harness<Vvl_fp_unit> h;
+  Rng rng = weft::tb::make_rng();
+  auto& d = h.dut();
+  d.w_we_i = 0;
+  d.a_valid_i = 0;
+  d.out_fmt_i = fmt_code(FpFormat::kFp32);
+  d.a_fmt_i = fmt_code(FpFormat::kBf16);
+  d.w_fmt_i = fmt_code(FpFormat::kBf16);
+  h.reset();
+  // Exponent ranges: near 1 (ordinary sums), anywhere (overflow of the product, subnormal
+  // operands), tiny (products below float32's normal range: subnormal and underflowing sums).
+  struct Range {
+    const char* name;
+    int lo, hi;
+  };
+  constexpr Range kRanges[] = {{"near 1", 112, 142}, {"any", 0, 254}, {"tiny", 0, 70}};
+  constexpr int kPerRange = 100000;
+  uint64_t hops = 0, mismatches = 0, nonfinite = 0, subnormal = 0, ties = 0, cancel = 0;
+  std::vector<std::string> examples;
+  uint32_t w_cur = 0x3f80;
+  d.w_we_i = 1;
+  d.w_buf_i = 0;
+  d.w_bits_i = w_cur;
+  h.tick();
+  uint32_t buf = 0;
+  for (const Range& r : kRanges) {
+    for (int i = 0; i < kPerRange; ++i) {
+      const uint32_t a = random_bf16(rng, r.lo, r.hi);
+      const float af = g::fp_decode(a, FpFormat::kBf16), wf = g::fp_decode(w_cur, FpFormat::kBf16);
+      const double prod = static_cast<double>(af) * wf;  // exact: 16 significant bits
+      // The partial sum: near the product (carries, cancellation, ties), its exact negation, or
+      // any float32 / special value.
+      uint32_t ps_bits;
+      const int pick = static_cast<int>(rng() % 16);
+      if (pick == 0) {
+        ps_bits = special_f32_bits(rng);
+      } else if (pick == 1 && std::isfinite(prod) && prod != 0 &&
+                 std::fabs(prod) < FLT_MAX && std::fabs(prod) >= FLT_MIN) {
+        ps_bits = bits_of(static_cast<float>(-prod));  // exact: an exact zero sum
+      } else if (std::isfinite(prod) && prod != 0 && pick < 13) {
+        const int e = std::clamp(std::ilogb(prod) + uniform(rng, -30, 30), -150, 127);
+        ps_bits = random_f32_bits(rng, e);
+      } else {
+        ps_bits = static_cast<uint32_t>(rng());
+      }
+      const float ps = float_of(ps_bits);
+      d.a_valid_i = 1;
+      d.a_buf_i = buf;
+      d.a_bits_i = a;
+      weft::tb::set_bits(d.ps_i, 0, 32, ps_bits);
+      weft::tb::set_bits(d.ps_i, 32, 32, rng());  // above the FP32 value: ignored
+      // Every 7th hop loads the next weight into the other buffer (it takes effect below).
+      const bool load = (i % 7) == 0;
+      const uint32_t w_next = random_bf16(rng, r.lo, r.hi);
+      d.w_we_i = load;
+      d.w_buf_i = buf ^ 1u;
+      d.w_bits_i = w_next;
+      h.tick();
+      const float want_f = std::fmaf(af, wf, ps);
+      const uint32_t want = g::fp32_bits(want_f);
+      const uint32_t got = static_cast<uint32_t>(weft::tb::get_bits(d.ps_o, 0, 32));
+      ++hops;
+      nonfinite += !std::isfinite(want_f);
+      subnormal += want_f != 0 && std::fabs(want_f) < FLT_MIN;
+      if (std::isfinite(prod) && std::isfinite(ps)) {
+        // The double sum and its error (two-sum): when the error is 0 the double is the exact
+        // a * w + ps, and the tie test is exact.
+        const double sum = prod + static_cast<double>(ps);
+        const double back = sum - prod;
+        const double err = (prod - (sum - back)) + (static_cast<double>(ps) - back);
+        ties += err == 0 && is_tie(sum, 23, -126);
+        cancel += ps != 0 && prod != 0 && std::fabs(want_f) < std::fabs(ps) * 0x1p-8;
+      }
+      if (got != want || d.edge_o != got) {
+        ++mismatches;
+        if (examples.size() < 3) {
+          char m[200];
+          std::snprintf(m, sizeof m, "a=0x%04x w=0x%04x ps=0x%08x: RTL 0x%08x, golden 0x%08x",
+                        a, w_cur, ps_bits, got, want);
+          examples.push_back(m);
+        }
+      }
+      if (load) {
+        w_cur = w_next;
+        buf ^= 1u;
+      }
+    }
+  }
+  d.a_valid_i = 0;
+  d.w_we_i = 0;
+  std::printf("[ BF16 RTL ] %llu PE hops (3 exponent ranges), %llu mismatches against "
+              "fmaf (%llu not finite, %llu subnormal results, %llu ties, %llu cancellations)\n",
+              static_cast<unsigned long long>(hops), static_cast<unsigned long long>(mismatches),
+              static_cast<unsigned long long>(nonfinite),
+              static_cast<unsigned long long>(subnormal), static_cast<unsigned long long>(ties),
+              static_cast<unsigned long long>(cancel));
+  for (const std::string& m : examples) std::printf("            %s\n", m.c_str());
+  std::fflush(stdout);
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_GT(subnormal, 0u);
+  EXPECT_GT(ties, 0u);
 }
 
 // ---------------------------------------------------------------------------------------------

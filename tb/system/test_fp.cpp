@@ -1,5 +1,5 @@
-// FP8 tensor modes through whole devices (ref://, ref:// in random order, sim:// plain and with
-// back-pressure): random GEMMs in every operand format pair and every output format, compared
+// FP8 and BF16 tensor modes through whole devices (ref://, ref:// in random order, sim:// plain
+// and with back-pressure): random GEMMs in every operand format pair and every output format, compared
 // bit for bit with weft::golden (gemm_fp, fp_postprocess, fp_encode: sw/golden/.../fp.hpp), and
 // the descriptor fields the device must refuse (PARAM) or the driver must refuse (bad argument).
 #include <gtest/gtest.h>
@@ -52,13 +52,52 @@ class FpSystem : public weft::tb::system::DeviceTest {
     return v;
   }
 
+  // n BF16 codes: mostly magnitudes within 2^-27..2^27 (sums that round, cancel and stay
+  // finite), one in eight anywhere in the range (overflow, subnormals); with specials also
+  // +-0, +-Inf and NaNs.
+  std::vector<uint32_t> rand_bf16(size_t n, bool specials) {
+    std::vector<uint32_t> v(n);
+    for (auto& c : v) {
+      const uint32_t sign = rand_int(0, 1) ? 0x8000u : 0u;
+      const int exp = rand_int(0, 7) == 0 ? rand_int(0, 254) : rand_int(100, 154);
+      c = sign | (uint32_t(exp) << 7) | uint32_t(rand_int(0, 127));
+      if (specials && rand_int(0, 15) == 0) {
+        constexpr uint32_t kSpecial[] = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xffc1};
+        c = kSpecial[rand_int(0, 5)];
+      }
+    }
+    return v;
+  }
+
+  // Operand codes of format f, and their bytes as the driver takes them (BF16: little-endian).
+  struct Operand {
+    std::vector<uint32_t> codes;
+    std::vector<uint8_t> bytes;
+  };
+  Operand rand_operand(size_t n, ElemFormat f, bool specials) {
+    Operand o;
+    if (f == ElemFormat::kBf16) {
+      o.codes = rand_bf16(n, specials);
+      for (uint32_t c : o.codes) {
+        o.bytes.push_back(uint8_t(c));
+        o.bytes.push_back(uint8_t(c >> 8));
+      }
+    } else {
+      o.bytes = rand_fp8(n, f, specials);
+      o.codes.assign(o.bytes.begin(), o.bytes.end());
+    }
+    return o;
+  }
+
   // One GEMM on the device against the golden rule; returns the elements compared.
   size_t check(int m, int n, int k, ElemFormat af, ElemFormat wf, ElemFormat of, bool specials) {
     SCOPED_TRACE(std::string("M=") + std::to_string(m) + " N=" + std::to_string(n) +
                  " K=" + std::to_string(k) + " " + fmt_name(af) + " x " + fmt_name(wf) + " -> " +
                  fmt_name(of));
-    const auto a = rand_fp8(size_t(m) * k, af, specials);
-    const auto w = rand_fp8(size_t(k) * n, wf, specials);
+    const Operand ao = rand_operand(size_t(m) * k, af, specials);
+    const Operand wo = rand_operand(size_t(k) * n, wf, specials);
+    const std::vector<uint8_t>& a = ao.bytes;
+    const std::vector<uint8_t>& w = wo.bytes;
     weft::GemmOptions opt;
     opt.a.format = af;
     opt.w.format = wf;
@@ -71,8 +110,7 @@ class FpSystem : public weft::tb::system::DeviceTest {
       for (int i = 0; i < n; ++i) opt.out.fp_bias.push_back(bias_d(rng_));
     }
 
-    const std::vector<uint32_t> ab(a.begin(), a.end()), wb(w.begin(), w.end());
-    const auto acc = g::gemm_fp(ab, wb, m, k, n, static_cast<g::FpFormat>(af),
+    const auto acc = g::gemm_fp(ao.codes, wo.codes, m, k, n, static_cast<g::FpFormat>(af),
                                 static_cast<g::FpFormat>(wf), int(dev_->caps().rows));
     std::vector<uint32_t> want(acc.size());
     for (size_t i = 0; i < acc.size(); ++i) {
@@ -150,15 +188,32 @@ TEST_P(FpSystem, Fp8GemmsMatchGoldenInEveryFormatPairAndOutput) {
   }
 }
 
+TEST_P(FpSystem, Bf16GemmsMatchGoldenInEveryOutput) {
+  // BF16 rows are two scratchpad lines each: the compute engine joins them, the driver packs
+  // them, and the decoder checks the second line's range.
+  const int rows = int(dev_->caps().rows), cols = int(dev_->caps().cols);
+  size_t compared = 0;
+  for (ElemFormat of : kOut) {
+    const int m = sim() ? rand_int(1, 24) : rand_int(1, 80);
+    const int n = rand_int(1, cols + cols / 2);
+    const int k = rand_int(1, (sim() ? 2 : 5) * rows + 3);
+    compared += check(m, n, k, ElemFormat::kBf16, ElemFormat::kBf16, of, false);
+  }
+  std::printf("[ BF16 GEMM ] BF16 x BF16: %zu elements bit-exact to golden\n", compared);
+}
+
 TEST_P(FpSystem, LongKAccumulatesAcrossTilesInFp32) {
   // Several COMPUTEs add into one accumulator row (FP32 adds between k-tiles).
   const int rows = int(dev_->caps().rows);
   check(3, 5, 7 * rows + 5, ElemFormat::kE4m3, ElemFormat::kE5m2, ElemFormat::kFp32, false);
+  check(3, 5, 7 * rows + 5, ElemFormat::kBf16, ElemFormat::kBf16, ElemFormat::kFp32, false);
 }
 
 TEST_P(FpSystem, NanAndInfinityPropagateAsGoldenSays) {
   for (ElemFormat f : kFp8) check(6, 9, 11, f, f, ElemFormat::kFp32, true);
   check(4, 7, 5, ElemFormat::kE5m2, ElemFormat::kE5m2, ElemFormat::kE5m2, true);
+  check(6, 9, 21, ElemFormat::kBf16, ElemFormat::kBf16, ElemFormat::kFp32, true);
+  check(4, 7, 5, ElemFormat::kBf16, ElemFormat::kBf16, ElemFormat::kBf16, true);
 }
 
 TEST_P(FpSystem, FormatFieldsOutsideTheRulesAreParamErrors) {
@@ -171,8 +226,12 @@ TEST_P(FpSystem, FormatFieldsOutsideTheRulesAreParamErrors) {
   c.a_fmt = ElemFormat::kInt;
   c.w_fmt = ElemFormat::kE5m2;
   expect_param(weft::Descriptor::compute(c), "COMPUTE INT x E5M2");
-  c.a_fmt = c.w_fmt = ElemFormat::kBf16;
-  expect_param(weft::Descriptor::compute(c), "COMPUTE BF16 operands");
+  c.a_fmt = ElemFormat::kBf16;
+  c.w_fmt = ElemFormat::kE4m3;
+  expect_param(weft::Descriptor::compute(c), "COMPUTE BF16 x E4M3");
+  c.a_fmt = ElemFormat::kE5m2;
+  c.w_fmt = ElemFormat::kBf16;
+  expect_param(weft::Descriptor::compute(c), "COMPUTE E5M2 x BF16");
   c.a_fmt = c.w_fmt = ElemFormat::kFp32;
   expect_param(weft::Descriptor::compute(c), "COMPUTE FP32 operands");
   weft::StoreAccArgs s;
@@ -189,6 +248,33 @@ TEST_P(FpSystem, FormatFieldsOutsideTheRulesAreParamErrors) {
   check(2, 3, 4, ElemFormat::kE4m3, ElemFormat::kE4m3, ElemFormat::kE4m3, false);
 }
 
+TEST_P(FpSystem, Bf16RowsSecondLineIsRangeChecked) {
+  // A BF16 row at the scratchpad's last line would read its second line past the end:
+  // SPAD_RANGE, for A and for W; the same row one line lower is legal.
+  const uint32_t last = dev_->caps().spad_lines - 1;
+  auto& q = dev_->queue();
+  for (const bool a_side : {true, false}) {
+    weft::ComputeArgs c;
+    c.m = 1;
+    c.k = 1;
+    c.a_fmt = c.w_fmt = ElemFormat::kBf16;
+    (a_side ? c.a_addr : c.w_addr) = last;
+    SCOPED_TRACE(a_side ? "A" : "W");
+    const uint64_t index = q.submit(weft::Descriptor::compute(c));
+    try {
+      q.wait(index);
+      ADD_FAILURE() << "no error reported";
+    } catch (const weft::Error& e) {
+      EXPECT_EQ(e.code(), weft::to_errc(ErrorCode::kSpadRange)) << e.what();
+      EXPECT_EQ(e.index(), index) << e.what();
+    }
+    q.reset();
+    (a_side ? c.a_addr : c.w_addr) = last - 1;
+    q.wait(q.submit(weft::Descriptor::compute(c)));
+  }
+  check(2, 3, 4, ElemFormat::kBf16, ElemFormat::kBf16, ElemFormat::kBf16, false);
+}
+
 TEST_P(FpSystem, DriverRefusesMixedAndMismatchedFormats) {
   const std::vector<uint8_t> a(4, 0x38), w(4, 0x38);
   std::vector<float> f(4);
@@ -202,6 +288,9 @@ TEST_P(FpSystem, DriverRefusesMixedAndMismatchedFormats) {
   EXPECT_THROW(weft::gemm(*dev_, 2, 2, 2, a, w, u, opt), weft::Error);
   opt.out.format = ElemFormat::kFp32;  // a byte span for FP32 out
   EXPECT_THROW(weft::gemm(*dev_, 2, 2, 2, a, w, u, opt), weft::Error);
+  opt.w.format = ElemFormat::kBf16;  // BF16 pairs with BF16 only
+  EXPECT_THROW(weft::gemm(*dev_, 2, 2, 2, a, w, f, opt), weft::Error);
+  opt.w.format = ElemFormat::kE4m3;
   opt.a.zero_point = 3;  // FP8 takes no zero point
   EXPECT_THROW(weft::gemm(*dev_, 2, 2, 2, a, w, f, opt), weft::Error);
   opt.a.zero_point = 0;

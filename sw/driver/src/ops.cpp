@@ -146,13 +146,17 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 bool is_fp8(ElemFormat f) { return f == ElemFormat::kE4m3 || f == ElemFormat::kE5m2; }
 
+// Scratchpad lines per operand row: a BF16 row (2 bytes per element) takes two, the row's line
+// and the next (docs/tensor-unit.md, "BF16 rows").
+uint32_t lines_per_row(const GemmOptions& opt) { return opt.a.format == ElemFormat::kBf16 ? 2 : 1; }
+
 void check_operand(const char* name, const Operand& o) {
   if (o.format != ElemFormat::kInt) {
-    if (!is_fp8(o.format)) {
+    if (!is_fp8(o.format) && o.format != ElemFormat::kBf16) {
       bad(std::string(name) + ": element format " + std::to_string(int(o.format)) +
-          " is not an operand format (INT, E4M3 or E5M2)");
+          " is not an operand format (INT, E4M3, E5M2 or BF16)");
     }
-    if (o.zero_point != 0) bad(std::string(name) + ": FP8 operands take no zero point");
+    if (o.zero_point != 0) bad(std::string(name) + ": FP operands take no zero point");
     return;
   }
   const int lo = o.is_signed ? -128 : 0, hi = o.is_signed ? 127 : 255;
@@ -216,12 +220,14 @@ struct PlanSizes {
   bool resident;
 };
 
-PlanSizes plan_sizes(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K) {
+// Scratchpad addresses of a plan count operand rows of `lpr` lines each (lines_per_row): the
+// plan sees spad_lines / lpr of them, and the descriptors multiply by lpr.
+PlanSizes plan_sizes(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K, uint32_t lpr) {
   PlanSizes p{};
   p.R = cap.rows, p.C = cap.cols, p.B = cap.bus_bytes, p.half = cap.acc_rows / 2;
   p.kt = ceil_div(K, p.R);
   p.nst = ceil_div(N, p.C);
-  const uint32_t L = cap.spad_lines;
+  const uint32_t L = cap.spad_lines / lpr;
   const uint32_t bank = L / std::max<uint32_t>(cap.spad_banks, 1);
   // Scratchpad: A double buffer below, the W double buffer and the kParamBufs parameter blocks
   // in the last bank (a different bank from A when there are several), parameters at the end.
@@ -251,7 +257,7 @@ PlanSizes plan_sizes(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K
 Plan make_plan(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K,
                const GemmOptions& opt) {
   Plan p{};
-  const PlanSizes z = plan_sizes(cap, M, N, K);
+  const PlanSizes z = plan_sizes(cap, M, N, K, lines_per_row(opt));
   p.R = z.R, p.C = z.C, p.B = z.B, p.half = z.half;
   p.M = M, p.N = N, p.K = K;
   p.kt = z.kt, p.nst = z.nst;
@@ -436,7 +442,7 @@ std::string mib(uint64_t bytes) {
 }
 
 // The driver's and device's limits on M, N, K (not memory).
-void check_limits(const Capabilities& cap, int64_t m, int64_t n, int64_t k) {
+void check_limits(const Capabilities& cap, int64_t m, int64_t n, int64_t k, uint32_t lpr = 1) {
   if (m < 1 || n < 1 || k < 1) {
     bad("gemm: M, N, K must be >= 1 (got " + std::to_string(m) + ", " + std::to_string(n) + ", " +
         std::to_string(k) + ")");
@@ -446,31 +452,34 @@ void check_limits(const Capabilities& cap, int64_t m, int64_t n, int64_t k) {
         " is above the driver's limit K <= 2^20 (1048576); "
         "split the reduction and add the INT32 results");
   }
-  // A is loaded per k-tile with a host stride of M lines (a 32-bit descriptor field).
-  const uint64_t max_m = UINT32_MAX / std::max<uint32_t>(cap.bus_bytes, 1);
+  // A is loaded per k-tile with a host stride of M rows (a 32-bit descriptor field).
+  const uint64_t row_bytes = uint64_t{std::max<uint32_t>(cap.bus_bytes, 1)} * lpr;
+  const uint64_t max_m = UINT32_MAX / row_bytes;
   if (uint64_t(m) > max_m) {
     bad("gemm: M = " + std::to_string(m) +
         " is above this device's limit M <= " + std::to_string(max_m) + " (A's row stride M x " +
-        std::to_string(cap.bus_bytes) + " bytes is a 32-bit descriptor field); split M");
+        std::to_string(row_bytes) + " bytes is a 32-bit descriptor field); split M");
   }
 }
 
 }  // namespace
 
 GemmFootprint gemm_footprint(const Capabilities& cap, uint64_t M, uint64_t N, uint64_t K,
-                             bool int32_out) {
+                             bool int32_out, bool bf16_operands) {
   GemmFootprint f;
+  const uint32_t lpr = bf16_operands ? 2 : 1;
   const uint64_t R = std::max<uint32_t>(cap.rows, 1), C = std::max<uint32_t>(cap.cols, 1);
   const uint64_t B = std::max<uint32_t>(cap.bus_bytes, 1);
+  const uint64_t RB = B * lpr;  // bytes of a packed operand row
   const uint64_t kt = ceil_div(K, R), nst = ceil_div(N, C);
   const uint64_t sb = ceil_div(C * (int32_out ? 4 : 1), B) * B;
-  f.a = sat_mul(sat_mul(kt, M), B);
-  f.w = sat_mul(sat_mul(nst, K), B);
+  f.a = sat_mul(sat_mul(kt, M), RB);
+  f.w = sat_mul(sat_mul(nst, K), RB);
   f.params = sat_mul(nst * C, B);
   f.out = sat_mul(sat_mul(nst, M), sb);
   // Per output tile and k-chunk: a W load, a COMPUTE and (streamed A) an A load; per tile a
   // STORE_ACC and a parameter load.
-  const PlanSizes z = plan_sizes(cap, M, N, K);
+  const PlanSizes z = plan_sizes(cap, M, N, K, lpr);
   const uint64_t tiles = sat_mul(z.nmc, z.nst);
   f.descriptors = sat_add(sat_add(sat_mul(sat_mul(tiles, z.nk), 3), sat_mul(tiles, 2)), 64);
   return f;
@@ -515,17 +524,17 @@ uint64_t largest(uint64_t hi, F ok) {
 
 // `what`: "gemm M=.. N=.. K=.." or the conv2d's description.
 void check_fits(Device& dev, uint64_t M, uint64_t N, uint64_t K, bool int32_out,
-                const std::string& what) {
+                const std::string& what, bool bf16 = false) {
   const Capabilities& cap = dev.caps();
   const uint64_t host = host_memory_bytes();
   auto program_fits = [&](const GemmFootprint& f) {
     return sat_mul(f.descriptors, kHostBytesPerDescriptor) <= host / 2;
   };
   auto fits = [&](uint64_t m, uint64_t n, uint64_t k) {
-    const GemmFootprint f = gemm_footprint(cap, m, n, k, int32_out);
+    const GemmFootprint f = gemm_footprint(cap, m, n, k, int32_out, bf16);
     return program_fits(f) && arena_fits(dev, f);
   };
-  const GemmFootprint f = gemm_footprint(cap, M, N, K, int32_out);
+  const GemmFootprint f = gemm_footprint(cap, M, N, K, int32_out, bf16);
   const bool arena_ok = arena_fits(dev, f);
   if (arena_ok && program_fits(f)) return;
 
@@ -602,27 +611,29 @@ uint32_t out_element_bytes(const OutputStage& o) {
   }
 }
 
-// The FP8 checks of gemm: operand and output formats agree, the device has the modes, and the
+// The FP checks of gemm: operand and output formats agree, the device has the modes, and the
 // FP output stage's scale / bias counts.
 void check_fp_stage(const Capabilities& cap, const GemmOptions& opt, uint64_t N) {
-  const bool fp = is_fp8(opt.a.format) || is_fp8(opt.w.format);
-  if (fp != (is_fp8(opt.a.format) && is_fp8(opt.w.format))) {
-    bad("gemm: A and W must both be integer or both FP8 (E4M3 / E5M2)");
+  const ElemFormat af = opt.a.format, wf = opt.w.format;
+  const bool fp = af != ElemFormat::kInt || wf != ElemFormat::kInt;
+  const bool bf16 = af == ElemFormat::kBf16 && wf == ElemFormat::kBf16;
+  if (fp && !bf16 && !(is_fp8(af) && is_fp8(wf))) {
+    bad("gemm: A and W must both be integer, both FP8 (E4M3 / E5M2, either mix) or both BF16");
   }
   const OutputStage& o = opt.out;
   if (!fp) {
     if (o.format != ElemFormat::kInt) {
-      bad("gemm: an FP output format needs FP8 operands (integer sums are not FP32)");
+      bad("gemm: an FP output format needs FP operands (integer sums are not FP32)");
     }
     return;
   }
   if (!cap.tensor_fp) {
     throw Error(Errc::kUnsupported,
-                "gemm: this device has no FP8 tensor modes (CAP4.fp = 0: the board build leaves "
+                "gemm: this device has no FP tensor modes (CAP4.fp = 0: the board build leaves "
                 "them out); use integer operands or a sim:// / ref:// device");
   }
   if (o.format == ElemFormat::kInt) {
-    bad("gemm: FP8 operands need an FP output format (out.format kFp32, kBf16, kE4m3 or kE5m2)");
+    bad("gemm: FP operands need an FP output format (out.format kFp32, kBf16, kE4m3 or kE5m2)");
   }
   if (!o.scale.empty() && o.scale.size() != 1 && o.scale.size() != N) {
     bad("gemm: scale has " + std::to_string(o.scale.size()) + " values; give N = " +
@@ -640,11 +651,12 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
                  std::span<const uint8_t> w, uint8_t* out_bytes, uint32_t esize,
                  const GemmOptions& opt) {
   const Capabilities& cap = dev.caps();
-  check_limits(cap, int64_t(M), int64_t(N), int64_t(K));
-  if (a.size() != M * K)
-    bad("gemm: A has " + std::to_string(a.size()) + " bytes, M*K = " + std::to_string(M * K));
-  if (w.size() != K * N)
-    bad("gemm: W has " + std::to_string(w.size()) + " bytes, K*N = " + std::to_string(K * N));
+  const uint32_t U = lines_per_row(opt);  // BF16: 2 bytes per element, 2 lines per row
+  check_limits(cap, int64_t(M), int64_t(N), int64_t(K), U);
+  const char* per = U == 2 ? " bytes, 2*M*K = " : " bytes, M*K = ";
+  if (a.size() != M * K * U) bad("gemm: A has " + std::to_string(a.size()) + per + std::to_string(M * K * U));
+  const char* per_w = U == 2 ? " bytes, 2*K*N = " : " bytes, K*N = ";
+  if (w.size() != K * N * U) bad("gemm: W has " + std::to_string(w.size()) + per_w + std::to_string(K * N * U));
   check_operand("A", opt.a);
   check_operand("W", opt.w);
   const OutputStage& o = opt.out;
@@ -666,40 +678,44 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
   const detail::Clamp clamp =
       fp ? detail::Clamp{} : detail::check_output_stage(o, N, int32_out, "gemm");
   // Sizes against the arena and this host before anything is allocated.
-  check_fits(dev, M, N, K, esize > 1, gemm_what(M, N, K));
+  check_fits(dev, M, N, K, esize > 1, gemm_what(M, N, K), U == 2);
   if (opt.progress) opt.progress(0.0);
 
   const Plan p = make_plan(cap, M, N, K, opt);
   const uint32_t B = p.B, R = p.R, C = p.C;
+  const uint32_t RB = U * B;  // bytes of a packed operand row (U lines)
   const uint64_t sb = ceil_div(uint64_t{C} * esize, B) * B;  // output row bytes per strip
   // Device buffers first (their sizes were just checked), then the host packing.
-  Buffer a_buf = dev.alloc(p.kt * M * B, kBufAlign);
-  Buffer w_buf = dev.alloc(p.nst * K * B, kBufAlign);
+  Buffer a_buf = dev.alloc(p.kt * M * RB, kBufAlign);
+  Buffer w_buf = dev.alloc(p.nst * K * RB, kBufAlign);
   Buffer p_buf = dev.alloc(p.nst * C * B, kBufAlign);
   Buffer o_buf = dev.alloc(p.nst * M * sb, kBufAlign);
 
   // ---- host buffers: A packed per k-tile, W per strip, parameters per column, output per strip
-  // Padding beyond K and N: the zero point (integer), +0 (FP8: the device skips a short tile's
+  // Padding beyond K and N: the zero point (integer), +0 (FP: the device skips a short tile's
   // missing weight rows anyway, and columns beyond N are not stored).
   const uint8_t a_pad = fp ? 0 : static_cast<uint8_t>(opt.a.zero_point);
   const uint8_t w_pad = fp ? 0 : static_cast<uint8_t>(opt.w.zero_point);
-  std::vector<uint8_t> a_pk(p.kt * M * B, 0);
+  // Byte j of an array row of `width` elements (U bytes each) at its place in the packed row:
+  // with U = 2 the row's first `width` bytes fill its first line, the rest the next one.
+  auto row_offset = [&](uint32_t j, uint32_t width) { return j < width ? j : B + (j - width); };
+  std::vector<uint8_t> a_pk(p.kt * M * RB, 0);
   for (uint64_t t = 0; t < p.kt; ++t) {
     for (uint64_t m = 0; m < M; ++m) {
-      uint8_t* line = &a_pk[(t * M + m) * B];
-      for (uint32_t r = 0; r < R; ++r) {
-        const uint64_t k = t * R + r;
-        line[r] = k < K ? a[m * K + k] : a_pad;
+      uint8_t* row = &a_pk[(t * M + m) * RB];
+      for (uint32_t j = 0; j < R * U; ++j) {
+        const uint64_t k = t * R + j / U;
+        row[row_offset(j, R)] = k < K ? a[(m * K + k) * U + j % U] : a_pad;
       }
     }
   }
-  std::vector<uint8_t> w_pk(p.nst * K * B, 0);
+  std::vector<uint8_t> w_pk(p.nst * K * RB, 0);
   for (uint64_t s = 0; s < p.nst; ++s) {
     for (uint64_t k = 0; k < K; ++k) {
-      uint8_t* line = &w_pk[(s * K + k) * B];
-      for (uint32_t c = 0; c < C; ++c) {
-        const uint64_t n = s * C + c;
-        line[c] = n < N ? w[k * N + n] : w_pad;
+      uint8_t* row = &w_pk[(s * K + k) * RB];
+      for (uint32_t j = 0; j < C * U; ++j) {
+        const uint64_t n = s * C + j / U;
+        row[row_offset(j, C)] = n < N ? w[(k * N + n) * U + j % U] : w_pad;
       }
     }
   }
@@ -710,28 +726,29 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
 
   // ---- the descriptor program
   Scheduler sch(cap.inflight);
+  // The plan's scratchpad addresses count rows; a descriptor's count lines (U per row).
   auto emit_w = [&](const Step& st) {
     const Pair& pr = p.pairs[st.pair];
-    const uint32_t spad = p.w_lo + st.wbuf * p.w_cap + st.w_off;
+    const uint32_t spad = U * (p.w_lo + st.wbuf * p.w_cap + st.w_off);
     Transfer2d t;
-    t.host_addr = w_buf.device_address() + (uint64_t{pr.strip} * K + uint64_t{st.t0} * R) * B;
-    t.row_bytes = st.k * B;
+    t.host_addr = w_buf.device_address() + (uint64_t{pr.strip} * K + uint64_t{st.t0} * R) * RB;
+    t.row_bytes = st.k * RB;
     t.rows = 1;
     t.host_stride = 0;
     t.spad_addr = spad;
     t.spad_stride = 0;
-    sch.emit(Descriptor::load(t), Eng::kLoad, {}, {{0, spad, spad + uint64_t{st.k}}});
+    sch.emit(Descriptor::load(t), Eng::kLoad, {}, {{0, spad, spad + uint64_t{st.k} * U}});
   };
   auto emit_a = [&](const ALoad& al) {
     Transfer2d t;
-    t.host_addr = a_buf.device_address() + (uint64_t{al.t0} * M + al.m0) * B;
-    t.row_bytes = al.rows * B;
+    t.host_addr = a_buf.device_address() + (uint64_t{al.t0} * M + al.m0) * RB;
+    t.row_bytes = al.rows * RB;
     t.rows = al.nt;
-    t.host_stride = static_cast<uint32_t>(M * B);
-    t.spad_addr = al.spad;
-    t.spad_stride = al.tile_stride;
-    sch.emit(Descriptor::load(t), Eng::kLoad, {},
-             {{0, al.spad, al.spad + uint64_t{al.nt - 1} * al.tile_stride + al.rows}});
+    t.host_stride = static_cast<uint32_t>(M * RB);
+    t.spad_addr = U * al.spad;
+    t.spad_stride = U * al.tile_stride;
+    const uint64_t end = al.spad + uint64_t{al.nt - 1} * al.tile_stride + al.rows;
+    sch.emit(Descriptor::load(t), Eng::kLoad, {}, {{0, t.spad_addr, end * U}});
   };
   // Parameter block of each tile: a new one (next in the ring) whenever the strip changes.
   std::vector<uint32_t> pair_pbuf(p.pairs.size(), 0);
@@ -741,8 +758,9 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
     pair_pbuf[q] = static_cast<uint32_t>(blk % kParamBufs);
     pair_loads_params[q] = q == 0 || p.pairs[q].strip != p.pairs[q - 1].strip;
   }
+  auto params_line = [&](size_t q) { return U * p.p_lo + pair_pbuf[q] * C; };
   auto emit_params = [&](size_t q) {
-    const uint32_t spad = p.p_lo + pair_pbuf[q] * C;
+    const uint32_t spad = params_line(q);
     Transfer2d t;
     t.host_addr = p_buf.device_address() + uint64_t{p.pairs[q].strip} * C * B;
     t.row_bytes = C * B;
@@ -760,12 +778,12 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
     const Step& st = p.steps[s];
     const Pair& pr = p.pairs[st.pair];
     ComputeArgs c;
-    c.a_addr = st.a_spad;
-    c.a_row_stride = 1;
-    c.a_tile_stride = st.a_tile_stride;
-    c.w_addr = p.w_lo + st.wbuf * p.w_cap + st.w_off;
-    c.w_row_stride = 1;
-    c.w_tile_stride = R;
+    c.a_addr = U * st.a_spad;
+    c.a_row_stride = U;
+    c.a_tile_stride = U * st.a_tile_stride;
+    c.w_addr = U * (p.w_lo + st.wbuf * p.w_cap + st.w_off);
+    c.w_row_stride = U;
+    c.w_tile_stride = U * R;
     c.m = pr.rows;
     c.k = st.k;
     c.acc_addr = pr.bank * p.half;
@@ -776,9 +794,8 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
     c.w_zp = static_cast<uint8_t>(opt.w.zero_point);
     c.a_fmt = opt.a.format;
     c.w_fmt = opt.w.format;
-    std::vector<Span> rd = {
-        {0, st.a_spad, st.a_spad + uint64_t{st.nt - 1} * st.a_tile_stride + pr.rows},
-        {0, c.w_addr, c.w_addr + uint64_t{st.k}}};
+    const uint64_t a_end = st.a_spad + uint64_t{st.nt - 1} * st.a_tile_stride + pr.rows;
+    std::vector<Span> rd = {{0, c.a_addr, a_end * U}, {0, c.w_addr, c.w_addr + uint64_t{st.k} * U}};
     sch.emit(Descriptor::compute(c), Eng::kCompute, rd,
              {{1, c.acc_addr, c.acc_addr + uint64_t{pr.rows}}});
   };
@@ -795,7 +812,7 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
     sa.out_fmt = o.format;
     sa.relu = fp && o.relu;
     sa.load_params = true;
-    sa.params_addr = p.p_lo + pair_pbuf[q] * C;
+    sa.params_addr = params_line(q);
     sa.zp = int32_out ? 0 : o.zero_point;
     sa.act_min = int32_out ? INT32_MIN : clamp.lo;
     sa.act_max = int32_out ? INT32_MAX : clamp.hi;
@@ -839,9 +856,12 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
   return st;
 }
 
-std::vector<uint8_t> im2col(const Conv2dShape& s, std::span<const uint8_t> in, uint8_t pad) {
+// esz: bytes per element (BF16 2); the padding fills every byte of a padded element with `pad`.
+std::vector<uint8_t> im2col(const Conv2dShape& s, std::span<const uint8_t> in, uint8_t pad,
+                            size_t esz) {
   const int oh = s.out_h(), ow = s.out_w();
-  const size_t K = size_t(s.kh) * s.kw * s.c_in;
+  const size_t K = size_t(s.kh) * s.kw * s.c_in * esz;
+  const size_t pix = size_t(s.c_in) * esz;
   std::vector<uint8_t> cols(size_t(s.n) * oh * ow * K, pad);
   for (int b = 0; b < s.n; ++b) {
     for (int y = 0; y < oh; ++y) {
@@ -853,8 +873,8 @@ std::vector<uint8_t> im2col(const Conv2dShape& s, std::span<const uint8_t> in, u
           for (int j = 0; j < s.kw; ++j) {
             const int ix = x * s.stride_w - s.pad_left + j * s.dilation_w;
             if (ix < 0 || ix >= s.w) continue;
-            std::memcpy(row + (size_t(i) * s.kw + j) * s.c_in,
-                        &in[((size_t(b) * s.h + iy) * s.w + ix) * s.c_in], s.c_in);
+            std::memcpy(row + (size_t(i) * s.kw + j) * pix,
+                        &in[((size_t(b) * s.h + iy) * s.w + ix) * pix], pix);
           }
         }
       }
@@ -863,11 +883,14 @@ std::vector<uint8_t> im2col(const Conv2dShape& s, std::span<const uint8_t> in, u
   return cols;
 }
 
-std::vector<uint8_t> filter_to_gemm(const Conv2dShape& s, std::span<const uint8_t> f) {
+std::vector<uint8_t> filter_to_gemm(const Conv2dShape& s, std::span<const uint8_t> f,
+                                    size_t esz) {
   const size_t K = size_t(s.kh) * s.kw * s.c_in;
-  std::vector<uint8_t> w(K * s.c_out);
+  std::vector<uint8_t> w(K * s.c_out * esz);
   for (int o = 0; o < s.c_out; ++o) {
-    for (size_t k = 0; k < K; ++k) w[k * s.c_out + o] = f[o * K + k];
+    for (size_t k = 0; k < K; ++k) {
+      std::memcpy(&w[(k * s.c_out + o) * esz], &f[(o * K + k) * esz], esz);
+    }
   }
   return w;
 }
@@ -922,29 +945,33 @@ std::string conv_what(const Conv2dShape& s, const ConvGemm& g) {
 }
 
 void check_conv(Device& dev, const Conv2dShape& s, size_t in_size, size_t f_size, size_t out_size,
-                bool int32_out) {
+                bool int32_out, size_t esz) {
   const ConvGemm g = check_conv_shape(dev.caps(), s);
-  if (in_size != size_t(s.n) * s.h * s.w * s.c_in) bad("conv2d: input size is not N*H*W*C_in");
-  if (f_size != size_t(s.c_out) * s.kh * s.kw * s.c_in) {
-    bad("conv2d: filter size is not C_out*KH*KW*C_in");
+  const char* bytes = esz == 2 ? " bytes (BF16: two per element)" : "";
+  if (in_size != size_t(s.n) * s.h * s.w * s.c_in * esz) {
+    bad(std::string("conv2d: input size is not N*H*W*C_in") + bytes);
+  }
+  if (f_size != size_t(s.c_out) * s.kh * s.kw * s.c_in * esz) {
+    bad(std::string("conv2d: filter size is not C_out*KH*KW*C_in") + bytes);
   }
   if (out_size != size_t(s.n) * s.out_h() * s.out_w() * s.c_out) {
     bad("conv2d: output size is not N*OH*OW*C_out");
   }
-  // The im2col matrix (M x K bytes on the host) is no larger than the packed A checked here.
-  check_fits(dev, g.m, g.n, g.k, int32_out, conv_what(s, g));
+  // The im2col matrix (M x K elements on the host) is no larger than the packed A checked here.
+  check_fits(dev, g.m, g.n, g.k, int32_out, conv_what(s, g), esz == 2);
 }
 
-// conv2d on the host side: im2col (padding with the input zero point; FP8 operands have 0, so
+// conv2d on the host side: im2col (padding with the input zero point; FP operands have 0, so
 // +0), the filter as W, then gemm into `out` (its element type picks the gemm overload).
 template <class T>
 OpStats conv2d_by_im2col(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
                          std::span<const uint8_t> filter, std::span<T> out,
                          const GemmOptions& opt) {
-  check_conv(dev, s, input.size(), filter.size(), out.size(), sizeof(T) > 1);
+  const size_t esz = opt.a.format == ElemFormat::kBf16 ? 2 : 1;
+  check_conv(dev, s, input.size(), filter.size(), out.size(), sizeof(T) > 1, esz);
   if (opt.progress) opt.progress(0.0);
-  const auto cols = im2col(s, input, static_cast<uint8_t>(opt.a.zero_point));
-  const auto w = filter_to_gemm(s, filter);
+  const auto cols = im2col(s, input, static_cast<uint8_t>(opt.a.zero_point), esz);
+  const auto w = filter_to_gemm(s, filter, esz);
   return gemm(dev, s.n * s.out_h() * s.out_w(), s.c_out, s.kh * s.kw * s.c_in, cols, w, out, opt);
 }
 

@@ -50,9 +50,10 @@ bool fp8_operand(ElemFormat f) {
   return kTensorFp && (f == ElemFormat::kE4m3 || f == ElemFormat::kE5m2);
 }
 
-// COMPUTE's operand formats: both INT (the integer path) or both FP8.
+// COMPUTE's operand formats: both INT (the integer path), both FP8 or both BF16.
 bool compute_formats_ok(ElemFormat a, ElemFormat w) {
-  return (a == ElemFormat::kInt && w == ElemFormat::kInt) || (fp8_operand(a) && fp8_operand(w));
+  return (a == ElemFormat::kInt && w == ElemFormat::kInt) || (fp8_operand(a) && fp8_operand(w)) ||
+         (kTensorFp && a == ElemFormat::kBf16 && w == ElemFormat::kBf16);
 }
 
 // STORE_ACC's output format: INT, or (with the FP modes) FP32, BF16, E4M3, E5M2; FP32 has no
@@ -456,13 +457,15 @@ class RefDevice final : public Backend {
         if (acc >= acc_rows_ || acc % half + m > half) return {ErrorCode::kAccRange, 0};
         if (!compute_formats_ok(c.a_fmt, c.w_fmt)) return {ErrorCode::kParam, 0};
         const uint64_t kt = (k + rows_ - 1) / rows_;
+        // BF16 rows take two lines (the row's line and the next).
+        const uint64_t extra = c.a_fmt == ElemFormat::kBf16 ? 1 : 0;
         uint64_t max_line = 0;
         for (uint64_t t = (kt >= 2 ? kt - 2 : 0); t < kt; ++t) {
           const uint64_t kr = std::min<uint64_t>(rows_, k - t * rows_);
           max_line = std::max(max_line, uint64_t{c.w_addr} + t * c.w_tile_stride +
-                                            (kr - 1) * c.w_row_stride);
+                                            (kr - 1) * c.w_row_stride + extra);
           max_line = std::max(max_line, uint64_t{c.a_addr} + t * c.a_tile_stride +
-                                            (m - 1) * c.a_row_stride);
+                                            (m - 1) * c.a_row_stride + extra);
         }
         if (max_line >= spad_lines_) return {ErrorCode::kSpadRange, 0};
         return {};
@@ -603,14 +606,16 @@ class RefDevice final : public Backend {
 
   void compute(const Descriptor& d) {
     const auto c = d.operands<ComputeArgs>();
-    // Validated: a_fmt and w_fmt are both INT or both FP8. The cost is the same in both.
+    // Validated: a_fmt and w_fmt are both INT, both FP8 or both BF16. The cost is the same for
+    // INT and FP8; a BF16 row takes two cycles (two scratchpad lines).
     if (c.a_fmt == ElemFormat::kInt) {
       compute_int(c);
     } else {
       compute_fp(c);
     }
+    const uint64_t lines = c.a_fmt == ElemFormat::kBf16 ? 2 : 1;
     const uint64_t m = c.m, kt = (uint64_t{c.k} + rows_ - 1) / rows_;
-    const uint64_t cyc = m * kt + rows_ + cols_;
+    const uint64_t cyc = m * kt * lines + rows_ + cols_;
     cost_ += cyc;
     perf_[kComputeBusy] += cyc;
     perf_[kMacs] += m * kt * rows_ * cols_;
@@ -652,10 +657,18 @@ class RefDevice final : public Backend {
     }
   }
 
-  // COMPUTE in the FP8 formats, tile by tile as the array sums: golden::gemm_fp over one k-tile
-  // (its fma chain from +0 down the tile's lanes), added in float32 to the FP32 sums the
-  // accumulator rows hold as bits (or replacing them in tile 0 without `accumulate`). Only the
-  // lanes k < K of a short last tile take part, whatever A holds in the others; the columns past
+  // Element e of the array row at `first` (width elements): one byte, or (BF16) two bytes whose
+  // row spans two lines: the row's first `width` bytes in line `first`, the rest in the next.
+  uint32_t row_element(uint64_t first, uint32_t e, uint32_t width, bool bf16) {
+    if (!bf16) return line(first)[e];
+    auto byte = [&](uint32_t j) { return uint32_t{line(first + j / width)[j % width]}; };
+    return byte(2 * e) | (byte(2 * e + 1) << 8);
+  }
+
+  // COMPUTE in the FP formats, tile by tile as the array sums: golden::gemm_fp over one k-tile
+  // (FP8: the exact tile sum rounded once; BF16: an fma chain from +0), added in float32 to the
+  // FP32 sums the accumulator rows hold as bits (or replacing them in tile 0 without
+  // `accumulate`). Only the lanes k < K of a short last tile take part, whatever A holds in the others; the columns past
   // the weight data are computed too (their weight bytes, 0x00 when unwritten, decode to +0).
   void compute_fp(const ComputeArgs& c) {
     const uint32_t a_addr = c.a_addr, a_rs = c.a_row_stride, a_ts = c.a_tile_stride;
@@ -671,13 +684,16 @@ class RefDevice final : public Backend {
       const uint32_t kr = std::min(rows_, k - t * rows_);
       a.assign(size_t{m} * kr, 0);
       w.assign(size_t{kr} * cols_, 0);
+      const bool bf16 = c.a_fmt == ElemFormat::kBf16;
       for (uint32_t j = 0; j < m; ++j) {
-        const uint8_t* l = line(uint64_t{a_addr} + uint64_t{t} * a_ts + uint64_t{j} * a_rs);
-        for (uint32_t r = 0; r < kr; ++r) a[size_t{j} * kr + r] = l[r];
+        const uint64_t l = uint64_t{a_addr} + uint64_t{t} * a_ts + uint64_t{j} * a_rs;
+        for (uint32_t r = 0; r < kr; ++r) a[size_t{j} * kr + r] = row_element(l, r, rows_, bf16);
       }
       for (uint32_t r = 0; r < kr; ++r) {
-        const uint8_t* l = line(uint64_t{w_addr} + uint64_t{t} * w_ts + uint64_t{r} * w_rs);
-        for (uint32_t col = 0; col < cols_; ++col) w[size_t{r} * cols_ + col] = l[col];
+        const uint64_t l = uint64_t{w_addr} + uint64_t{t} * w_ts + uint64_t{r} * w_rs;
+        for (uint32_t col = 0; col < cols_; ++col) {
+          w[size_t{r} * cols_ + col] = row_element(l, col, cols_, bf16);
+        }
       }
       const bool add = t > 0 || c.accumulate;
       c_in.assign(add ? size_t{m} * cols_ : 0, 0.0f);

@@ -25,10 +25,11 @@
 
 namespace weft {
 
-// How an 8-bit operand is read: int8 or uint8, minus its zero point (in the operand's range),
-// or (format kE4m3 / kE5m2, on a device with Capabilities::tensor_fp) an OCP FP8 encoding, one
-// byte per element; is_signed and zero_point are then unused (zero_point must be 0). A and W
-// are both integer or both FP8; the two FP8 formats may mix (docs/tensor-unit.md).
+// How an operand is read: int8 or uint8, minus its zero point (in the operand's range), or, on a
+// device with Capabilities::tensor_fp, an OCP FP8 encoding (format kE4m3 / kE5m2, one byte per
+// element) or a bfloat16 (kBf16: two bytes per element, little-endian, so A holds 2*M*K bytes);
+// is_signed and zero_point are then unused (zero_point must be 0). A and W are both integer,
+// both FP8 (the two FP8 formats may mix) or both BF16 (docs/tensor-unit.md).
 struct Operand {
   bool is_signed = true;
   int32_t zero_point = 0;
@@ -55,7 +56,7 @@ struct OutputStage {
   // output type's range (int8 -128..127, uint8 0..255) in. Ignored in kInt32 mode.
   int32_t act_min = -128, act_max = 127;
   OutputType type = OutputType::kUnspecified;  // 8-bit modes: see OutputType
-  // FP8 operands: the accumulators hold FP32 sums and `format` says what is stored: kFp32 (a
+  // FP operands: the accumulators hold FP32 sums and `format` says what is stored: kFp32 (a
   // float per element), kBf16 (uint16_t), kE4m3 / kE5m2 (one byte). Per column:
   //   y = relu?(fl32(fl32(acc * scale) + fp_bias)), then rounded to nearest even into `format`
   //   (FP8 saturating to +-max as ONNX Cast saturate=1). scale: N values, 1, or none (1.0);
@@ -97,14 +98,15 @@ struct OpStats {
 
 // What gemm needs of the device's arena for M x N x K on a device with these capabilities: the
 // packed A, W, per-column parameters and output (docs/driver.md, "Host packing"), in bytes, and
-// about how many descriptors it submits.
+// about how many descriptors it submits. bf16_operands: A and W are BF16 (two bytes per element,
+// rows of two scratchpad lines).
 struct GemmFootprint {
   uint64_t a = 0, w = 0, params = 0, out = 0;
   uint64_t descriptors = 0;  // estimate (exact up to the split first and last tiles)
   uint64_t total() const { return a + w + params + out; }
 };
 WEFT_API GemmFootprint gemm_footprint(const Capabilities& cap, uint64_t m, uint64_t n, uint64_t k,
-                                      bool int32_out);
+                                      bool int32_out, bool bf16_operands = false);
 
 // The size checks gemm and conv2d make before they allocate anything (host or device memory):
 // Error(kBadArgument) for sizes outside the driver's and the device's limits (M, N, K >= 1,
@@ -116,14 +118,15 @@ WEFT_API void gemm_check_size(Device& dev, int64_t m, int64_t n, int64_t k, Stor
 struct Conv2dShape;
 WEFT_API void conv2d_check_size(Device& dev, const Conv2dShape& s, StoreMode mode);
 
-// A: M x K row-major, W: K x N row-major, bytes (two's complement for int8).
+// A: M x K row-major, W: K x N row-major, bytes (two's complement for int8; BF16: two per
+// element).
 // 8-bit out (mode != kInt32): `out` holds M*N bytes.
 WEFT_API OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
                       std::span<const uint8_t> w, std::span<uint8_t> out, const GemmOptions& opt);
 // INT32 out (mode must be kInt32): `out` holds M*N values.
 WEFT_API OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
                       std::span<const uint8_t> w, std::span<int32_t> out, const GemmOptions& opt);
-// FP8 operands with out.format kFp32: `out` holds M*N floats; kBf16: M*N BF16 encodings.
+// FP8 or BF16 operands with out.format kFp32: `out` holds M*N floats; kBf16: M*N BF16 encodings.
 // (FP8 out, kE4m3 / kE5m2, takes the uint8_t overload: M*N bytes.)
 WEFT_API OpStats gemm(Device& dev, int m, int n, int k, std::span<const uint8_t> a,
                       std::span<const uint8_t> w, std::span<float> out, const GemmOptions& opt);
@@ -153,8 +156,8 @@ WEFT_API OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8
 WEFT_API OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
                         std::span<const uint8_t> filter, std::span<int32_t> out,
                         const GemmOptions& opt);
-// FP8 input and filter (opt.a / opt.w formats; padding is +0): FP32 out (opt.out.format kFp32)
-// or BF16 out (kBf16); FP8 out takes the uint8_t overload.
+// FP8 or BF16 input and filter (opt.a / opt.w formats; BF16: two bytes per element; padding is
+// +0): FP32 out (opt.out.format kFp32) or BF16 out (kBf16); FP8 out takes the uint8_t overload.
 WEFT_API OpStats conv2d(Device& dev, const Conv2dShape& s, std::span<const uint8_t> input,
                         std::span<const uint8_t> filter, std::span<float> out,
                         const GemmOptions& opt);

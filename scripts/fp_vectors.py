@@ -705,9 +705,10 @@ def tile_sum_bf16(av, wv):
 def random_bf16(rng, shape, kind):
     """BF16 codes. kind "wide": any finite code, every exponent equally likely (subnormals,
     products that overflow or underflow float32); "tiny": values below 2^-52, BF16 subnormals
-    included (float32 subnormal and underflowing sums); "near": exponents within 2^-8..2^8 (sums that
-    round and cancel); "specials": "near" with signed zeros, Inf and NaN sprinkled in; "tie":
-    +-(1 + small) * 2^e with e in {-12, 0, 12}, so that sums land half an ulp off a float32."""
+    included (float32 subnormal and underflowing sums); "near": exponents within 2^-8..2^8
+    (sums that round and cancel); "specials": "near" with signed zeros, Inf and NaN sprinkled
+    in; "tie": +-(1 + small) * 2^e with e in {-12, 0, 12}, so that sums land half an ulp off a
+    float32."""
     if kind == "tie":
         mant = rng.choice([1.0, 1.0, 1.0, 1.5, 1.25, 1.0078125], shape)
         v = (rng.choice([-1.0, 1.0], shape) * mant * np.exp2(rng.choice([-12, 0, 12], shape)))

@@ -2,8 +2,8 @@
 //
 //   weft info   [--device URI]                   capabilities and every register
 //   weft gemm   [M N K] [--a A.npy] [--w W.npy] [--bias B.npy] [--out C.npy] [--check] ...
-//               [--a-fmt e4m3|e5m2 --w-fmt e4m3|e5m2 [--out-fmt F] [--relu]]
-//                                                C = A x W on the device (INT8, or the FP8
+//               [--a-fmt e4m3|e5m2|bf16 --w-fmt e4m3|e5m2|bf16 [--out-fmt F] [--relu]]
+//                                                C = A x W on the device (INT8, or the FP8 / BF16
 //                                                modes), checked against the golden model
 //   weft conv2d [--height H --width W --channels C --out-channels CO] [--kernel KH[,KW]]
 //               [--stride S[,SW]] [--pad P|T,L,B,R|same] [--input X.npy] [--filter F.npy] ...
@@ -583,7 +583,7 @@ Mnk gemm_sizes(const GemmArgs& g, const std::optional<weft::npy::Array>& af,
   return s;
 }
 
-// ---- gemm in the FP8 modes (--a-fmt / --w-fmt): weft/ops.hpp, Operand::format and
+// ---- gemm in the FP modes (--a-fmt / --w-fmt): weft/ops.hpp, Operand::format and
 // OutputStage::format; checked bit for bit against weft/golden/fp.hpp.
 
 weft::ElemFormat elem_format(const std::string& name) {
@@ -613,23 +613,30 @@ weft::golden::FpFormat golden_format(weft::ElemFormat f) {
   return static_cast<weft::golden::FpFormat>(f);
 }
 
-// The FP8 options against each other and against the integer-only ones, before any file is read
-// or the device opened. A and W are both FP8 or both integer: the driver mixes E4M3 and E5M2
-// but not an integer operand with an FP8 one.
+// The FP options against each other and against the integer-only ones, before any file is read
+// or the device opened. A and W are both FP8, both BF16 or both integer: the driver mixes E4M3
+// and E5M2 but not an integer operand with an FP one, nor BF16 with FP8.
 void check_fp_options(const GemmArgs& g) {
   const OpArgs& o = g.op;
   const bool a = !g.a_fmt.empty(), w = !g.w_fmt.empty();
   if (a != w) {
     const char *given = a ? "--a-fmt" : "--w-fmt", *missing = a ? "--w-fmt" : "--a-fmt";
     throw UsageError(fmt::format(
-        "weft gemm: {} without {}: A and W are both FP8 or both integer; give {} e4m3|e5m2 "
-        "as well (the two FP8 formats may differ), or neither for an integer gemm",
+        "weft gemm: {} without {}: A and W are both FP or both integer; give {} e4m3|e5m2|bf16 "
+        "as well (the two FP8 formats may differ; BF16 pairs with BF16), or neither for an "
+        "integer gemm",
         given, missing, missing));
+  }
+  if (a && (g.a_fmt == "bf16") != (g.w_fmt == "bf16")) {
+    throw UsageError(fmt::format(
+        "weft gemm: --a-fmt {} with --w-fmt {}: BF16 multiplies BF16 only; give bf16 for both, "
+        "or FP8 formats (e4m3|e5m2) for both",
+        g.a_fmt, g.w_fmt));
   }
   if (!a) {
     if (!g.out_fmt.empty() || g.relu) {
       throw UsageError(fmt::format(
-          "weft gemm: {} is for FP8 operands: give --a-fmt and --w-fmt (e4m3|e5m2) too; an "
+          "weft gemm: {} is for FP operands: give --a-fmt and --w-fmt (e4m3|e5m2|bf16) too; an "
           "integer gemm's output is --mode",
           g.out_fmt.empty() ? "--relu" : "--out-fmt"));
     }
@@ -645,37 +652,70 @@ void check_fp_options(const GemmArgs& g) {
   if (!integer_only.empty()) {
     const bool one = integer_only.size() == 1;
     throw UsageError(fmt::format(
-        "weft gemm: {} {} integer-only and {} not apply to FP8 operands (--a-fmt / --w-fmt), "
-        "which have no zero point, sign or integer --mode: drop {} (the FP8 output stage is "
+        "weft gemm: {} {} integer-only and {} not apply to FP operands (--a-fmt / --w-fmt), "
+        "which have no zero point, sign or integer --mode: drop {} (the FP output stage is "
         "--out-fmt, --scale, --relu and a float32 --bias)",
         join(integer_only), one ? "is" : "are", one ? "does" : "do", one ? "it" : "them"));
   }
 }
 
-// An FP8 operand from a file (or nothing): uint8 codes, read in the format --a-fmt / --w-fmt
-// says (a .npy has no FP8 dtype numpy itself reads).
-std::optional<weft::npy::Array> read_fp8_operand(const std::string& file, const char* opt,
-                                                 const char* fmt_opt, const char* layout) {
+// An FP operand from a file (or nothing), in the format --a-fmt / --w-fmt says: FP8, a file of
+// uint8 codes (a .npy has no FP8 dtype numpy itself reads); BF16, a float32 file whose values
+// are rounded to BF16 (nearest even; numpy has no bfloat16 either).
+std::optional<weft::npy::Array> read_fp_operand(const std::string& file, weft::ElemFormat f,
+                                                const char* opt, const char* fmt_opt,
+                                                const char* layout) {
   if (file.empty()) return std::nullopt;
   weft::npy::Array a = weft::npy::read(file);
-  if (a.dtype != weft::npy::Dtype::kUint8) {
+  const bool bf16 = f == weft::ElemFormat::kBf16;
+  if (a.dtype != (bf16 ? weft::npy::Dtype::kFloat32 : weft::npy::Dtype::kUint8)) {
     throw UsageError(fmt::format(
-        "weft gemm: {} {} is {}; with {} the operand is a file of uint8 FP8 codes (e.g. "
-        "x.astype(ml_dtypes.float8_e4m3fn).view(np.uint8))",
-        opt, file, weft::npy::dtype_name(a.dtype), fmt_opt));
+        "weft gemm: {} {} is {}; with {} {} the operand is {}", opt, file,
+        weft::npy::dtype_name(a.dtype), fmt_opt, elem_format_name(f),
+        bf16
+            ? "a float32 file (its values are rounded to BF16)"
+            : "a file of uint8 FP8 codes (e.g. x.astype(ml_dtypes.float8_e4m3fn).view(np.uint8))"));
   }
   check_operand_shape(a, file, opt, 2, layout, "gemm");
   return a;
 }
 
-// --bias with FP8 operands: float32, one value per output column (OutputStage::fp_bias, added
+// An FP operand's element codes (FP8 one byte, BF16 16 bits), from a file or random, and the
+// bytes the driver takes (BF16 little-endian, two per element).
+struct FpOperand {
+  std::vector<uint32_t> codes;
+  std::vector<uint8_t> bytes;
+};
+
+FpOperand fp_operand_bytes(std::vector<uint32_t> codes, weft::ElemFormat f) {
+  FpOperand o;
+  o.codes = std::move(codes);
+  const int nb = weft::golden::fp_bytes(golden_format(f));
+  o.bytes.reserve(o.codes.size() * size_t(nb));
+  for (uint32_t c : o.codes) {
+    for (int b = 0; b < nb; ++b) o.bytes.push_back(static_cast<uint8_t>(c >> (8 * b)));
+  }
+  return o;
+}
+
+FpOperand fp_operand_from_file(const weft::npy::Array& a, weft::ElemFormat f) {
+  std::vector<uint32_t> codes(a.elements());
+  for (size_t i = 0; i < codes.size(); ++i) {
+    codes[i] = f == weft::ElemFormat::kBf16
+                   ? weft::golden::fp_encode(a.at_float(i), weft::golden::FpFormat::kBf16)
+                   : a.data[i];
+  }
+  return fp_operand_bytes(std::move(codes), f);
+}
+
+// --bias with FP operands: float32, one value per output column (OutputStage::fp_bias, added
 // after the scale); no file: none (0.0).
 std::vector<float> read_fp_bias(const std::string& file, int64_t n) {
   if (file.empty()) return {};
   const weft::npy::Array b = weft::npy::read(file);
   if (b.dtype != weft::npy::Dtype::kFloat32 || b.shape.size() != 1 || b.shape[0] != uint64_t(n)) {
     throw UsageError(fmt::format(
-        "weft gemm: --bias {} with FP8 operands must be float32 with shape ({},), one value per "
+        "weft gemm: --bias {} with FP operands must be float32 with shape ({},), one value per "
         "output channel; it is {} {}",
         file, n, weft::npy::dtype_name(b.dtype), b.shape_string()));
   }
@@ -684,21 +724,21 @@ std::vector<float> read_fp_bias(const std::string& file, int64_t n) {
   return v;
 }
 
-// Random FP8 codes: N(0, 1) values rounded into the format. Always finite (FP8 rounding
+// Random FP codes: N(0, 1) values rounded into the format. Always finite (FP8 rounding
 // saturates; the driver takes NaN and Inf codes, but a random check should not be all NaN), both
 // signs and a spread of exponents around 1, so that the sums neither overflow nor all cancel.
-std::vector<uint8_t> random_fp8(size_t n, weft::ElemFormat f, std::mt19937_64& rng, Progress& prog,
-                                const std::string& what) {
-  std::vector<uint8_t> v(n);
+FpOperand random_fp(size_t n, weft::ElemFormat f, std::mt19937_64& rng, Progress& prog,
+                    const std::string& what) {
+  std::vector<uint32_t> v(n);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   const size_t piece = 1u << 22;
   if (n > piece) prog.phase(what);
   for (size_t i = 0; i < n; ++i) {
-    v[i] = static_cast<uint8_t>(weft::golden::fp_encode(normal(rng), golden_format(f)));
+    v[i] = weft::golden::fp_encode(normal(rng), golden_format(f));
     if ((i + 1) % piece == 0) prog.set(double(i + 1) / double(n));
   }
   if (n > piece) prog.end();
-  return v;
+  return fp_operand_bytes(std::move(v), f);
 }
 
 // The device's result in an FP output format; bits(i): element i's encoding.
@@ -739,11 +779,11 @@ int cmd_gemm_fp(const std::string& uri, const GemmArgs& g) {
   const float scale = o.scale ? static_cast<float>(*o.scale) : 1.0f;
   if (!std::isfinite(scale)) {
     throw UsageError(fmt::format(
-        "weft gemm: --scale must be a finite float32 value with FP8 operands (got {})", *o.scale));
+        "weft gemm: --scale must be a finite float32 value with FP operands (got {})", *o.scale));
   }
   check_out_file(o.out_file, cmd);
-  const auto af = read_fp8_operand(o.a_file, "--a", "--a-fmt", "M x K");
-  const auto wf = read_fp8_operand(o.w_file, "--w", "--w-fmt", "K x N");
+  const auto af = read_fp_operand(o.a_file, a_fmt, "--a", "--a-fmt", "M x K");
+  const auto wf = read_fp_operand(o.w_file, w_fmt, "--w", "--w-fmt", "K x N");
   const Mnk sizes = gemm_sizes(g, af, wf);
   const int64_t M = sizes.m, N = sizes.n, K = sizes.k;
   const std::vector<float> bias = read_fp_bias(o.bias_file, N);
@@ -769,21 +809,27 @@ int cmd_gemm_fp(const std::string& uri, const GemmArgs& g) {
   // says at once what the user can change.
   if (!dev.caps().tensor_fp) {
     throw UsageError(
-        "weft gemm: this device has no FP8 tensor modes (CAP4.fp = 0: the board build leaves "
-        "them out); run FP8 on --device sim:// or ref://, or drop --a-fmt / --w-fmt for an "
-        "integer gemm");
+        "weft gemm: this device has no FP tensor modes (CAP4.fp = 0: the board build leaves "
+        "them out); run FP8 / BF16 on --device sim:// or ref://, or drop --a-fmt / --w-fmt for "
+        "an integer gemm");
   }
   // FP32 and BF16 results are stored unpacked, 4 bytes a column, as the INT32 mode's.
   const bool wide_out = out_fmt == weft::ElemFormat::kFp32 || out_fmt == weft::ElemFormat::kBf16;
   weft::gemm_check_size(dev, M, N, K,
                         wide_out ? weft::StoreMode::kInt32 : weft::StoreMode::kTfliteDouble);
-  check_host_memory(dev.caps(), M, N, K, uint64_t(M) * K + uint64_t(K) * N, wide_out, o.check, cmd);
+  const uint64_t esz = weft::golden::fp_bytes(golden_format(a_fmt));
+  check_host_memory(dev.caps(), M, N, K, (uint64_t(M) * K + uint64_t(K) * N) * esz, wide_out,
+                    o.check, cmd);
   note_duration(uri, dev.caps(), M, N, K);
 
   Progress prog(o.quiet);
   std::mt19937_64 rng(o.seed);
-  const auto a = af ? af->data : random_fp8(size_t(M) * K, a_fmt, rng, prog, "A");
-  const auto w = wf ? wf->data : random_fp8(size_t(K) * N, w_fmt, rng, prog, "W");
+  const FpOperand ao =
+      af ? fp_operand_from_file(*af, a_fmt) : random_fp(size_t(M) * K, a_fmt, rng, prog, "A");
+  const FpOperand wo =
+      wf ? fp_operand_from_file(*wf, w_fmt) : random_fp(size_t(K) * N, w_fmt, rng, prog, "W");
+  const std::vector<uint8_t>& a = ao.bytes;
+  const std::vector<uint8_t>& w = wo.bytes;
 
   FpResult r;
   r.fmt = out_fmt;
@@ -812,14 +858,15 @@ int cmd_gemm_fp(const std::string& uri, const GemmArgs& g) {
     // moves. Every element's encoding is compared; FP32 through fp32_bits (the canonical NaN).
     prog.phase("golden");
     const auto fa = golden_format(a_fmt), fw = golden_format(w_fmt), fo = golden_format(out_fmt);
-    const std::vector<uint32_t> w_bits(w.begin(), w.end());
+    const std::vector<uint32_t>& w_bits = wo.codes;
     const size_t rows = std::max<size_t>(1, (size_t{1} << 24) / (size_t(K) * N));
     size_t bad = 0;
     std::vector<std::string> lines;
     const int hex_digits = 2 * weft::golden::fp_bytes(fo);
     for (size_t r0 = 0; r0 < size_t(M); r0 += rows) {
       const size_t nr = std::min<size_t>(rows, M - r0);
-      const std::vector<uint32_t> a_bits(a.begin() + r0 * K, a.begin() + (r0 + nr) * K);
+      const std::vector<uint32_t> a_bits(ao.codes.begin() + r0 * K,
+                                         ao.codes.begin() + (r0 + nr) * K);
       const auto acc = weft::golden::gemm_fp(a_bits, w_bits, int(nr), int(K), int(N), fa, fw,
                                              int(dev.caps().rows));
       for (size_t i = 0; i < acc.size(); ++i) {
@@ -1535,35 +1582,40 @@ int main(int argc, char** argv) {
   GemmArgs g;
   auto* gemm = app.add_subcommand(
       "gemm",
-      "INT8 or FP8 GEMM C[M][N] = A[M][K] x W[K][N] on the device (random or .npy operands)");
+      "INT8, FP8 or BF16 GEMM C[M][N] = A[M][K] x W[K][N] on the device (random or .npy "
+      "operands)");
   gemm->add_option("M", g.m, "rows of A and C (or from --a)");
   gemm->add_option("N", g.n, "columns of W and C (or from --w)");
   gemm->add_option("K", g.k, "columns of A, rows of W (or from --a / --w)");
   add_op_options(gemm, g.op, uri, "--a", "--w", "--unsigned-a", "--unsigned-w", "A", "W");
-  // The FP8 modes are gemm's alone (conv2d keeps to integers); the shared options' help says
+  // The FP modes are gemm's alone (conv2d keeps to integers); the shared options' help says
   // what they mean with them.
   gemm->add_option("--a-fmt", g.a_fmt,
-                   "A is FP8: e4m3 or e5m2 (default: integer); needs --w-fmt, and no zero "
+                   "A is FP: e4m3, e5m2 or bf16 (default: integer); needs --w-fmt, and no zero "
                    "points, --unsigned-*, --mode or --int32")
-      ->check(CLI::IsMember({"e4m3", "e5m2"}));
-  gemm->add_option("--w-fmt", g.w_fmt, "W is FP8: e4m3 or e5m2 (default: integer); needs --a-fmt")
-      ->check(CLI::IsMember({"e4m3", "e5m2"}));
+      ->check(CLI::IsMember({"e4m3", "e5m2", "bf16"}));
+  gemm->add_option("--w-fmt", g.w_fmt,
+                   "W is FP: e4m3, e5m2 (either with an FP8 A) or bf16 (with a BF16 A); default "
+                   "integer; needs --a-fmt")
+      ->check(CLI::IsMember({"e4m3", "e5m2", "bf16"}));
   gemm->add_option("--out-fmt", g.out_fmt,
-                   "FP8 operands: the output, fp32 (default), bf16, e4m3 or e5m2 (FP8 saturates)")
+                   "FP operands: the output, fp32 (default), bf16, e4m3 or e5m2 (FP8 saturates)")
       ->check(CLI::IsMember({"fp32", "bf16", "e4m3", "e5m2"}));
-  gemm->add_flag("--relu", g.relu, "FP8 operands: ReLU after scale and bias");
+  gemm->add_flag("--relu", g.relu, "FP operands: ReLU after scale and bias");
   gemm->get_option("--scale")->description(
-      "Requantization scale of the 8-bit modes (default 1/(64 sqrt(K) + 1)); with FP8 "
+      "Requantization scale of the 8-bit modes (default 1/(64 sqrt(K) + 1)); with FP "
       "operands the FP32 scale of every column (default 1)");
   gemm->get_option("--a")->description(
-      "A from a .npy file (int8 or uint8, C order; with --a-fmt: uint8 FP8 codes)");
+      "A from a .npy file (int8 or uint8, C order; with --a-fmt: uint8 FP8 codes, or float32 "
+      "values rounded to BF16)");
   gemm->get_option("--w")->description(
-      "W from a .npy file (int8 or uint8, C order; with --w-fmt: uint8 FP8 codes)");
+      "W from a .npy file (int8 or uint8, C order; with --w-fmt: uint8 FP8 codes, or float32 "
+      "values rounded to BF16)");
   gemm->get_option("--bias")->description(
       "Bias from a .npy file (int32, one per output channel; default: random with random "
-      "operands, 0 with operands from files); with FP8 operands float32 (default: none)");
+      "operands, 0 with operands from files); with FP operands float32 (default: none)");
   gemm->get_option("--out")->description(
-      "Write the result to a .npy file (int8, or int32; FP8 operands: float32 for fp32, uint16 "
+      "Write the result to a .npy file (int8, or int32; FP operands: float32 for fp32, uint16 "
       "BF16 encodings for bf16, uint8 codes for e4m3 / e5m2)");
 
   ConvArgs cv;

@@ -1,7 +1,8 @@
 // FP8 and BF16 tensor modes through whole devices (ref://, ref:// in random order, sim:// plain
-// and with back-pressure): random GEMMs in every operand format pair and every output format, compared
-// bit for bit with weft::golden (gemm_fp, fp_postprocess, fp_encode: sw/golden/.../fp.hpp), and
-// the descriptor fields the device must refuse (PARAM) or the driver must refuse (bad argument).
+// and with back-pressure): random GEMMs in every operand format pair and every output format,
+// compared bit for bit with weft::golden (gemm_fp, fp_postprocess, fp_encode:
+// sw/golden/.../fp.hpp), and the descriptor fields the device must refuse (PARAM) or the driver
+// must refuse (bad argument).
 #include <gtest/gtest.h>
 
 #include <bit>

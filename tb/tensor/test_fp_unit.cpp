@@ -379,8 +379,8 @@ TEST(FpUnit, Bf16FusedMultiplyAddThroughThePe) {
       const int pick = static_cast<int>(rng() % 16);
       if (pick == 0) {
         ps_bits = special_f32_bits(rng);
-      } else if (pick == 1 && std::isfinite(prod) && prod != 0 &&
-                 std::fabs(prod) < FLT_MAX && std::fabs(prod) >= FLT_MIN) {
+      } else if (pick == 1 && std::isfinite(prod) && prod != 0 && std::fabs(prod) < FLT_MAX &&
+                 std::fabs(prod) >= FLT_MIN) {
         ps_bits = bits_of(static_cast<float>(-prod));  // exact: an exact zero sum
       } else if (std::isfinite(prod) && prod != 0 && pick < 13) {
         const int e = std::clamp(std::ilogb(prod) + uniform(rng, -30, 30), -150, 127);
@@ -420,8 +420,8 @@ TEST(FpUnit, Bf16FusedMultiplyAddThroughThePe) {
         ++mismatches;
         if (examples.size() < 3) {
           char m[200];
-          std::snprintf(m, sizeof m, "a=0x%04x w=0x%04x ps=0x%08x: RTL 0x%08x, golden 0x%08x",
-                        a, w_cur, ps_bits, got, want);
+          std::snprintf(m, sizeof m, "a=0x%04x w=0x%04x ps=0x%08x: RTL 0x%08x, golden 0x%08x", a,
+                        w_cur, ps_bits, got, want);
           examples.push_back(m);
         }
       }
@@ -433,12 +433,12 @@ TEST(FpUnit, Bf16FusedMultiplyAddThroughThePe) {
   }
   d.a_valid_i = 0;
   d.w_we_i = 0;
-  std::printf("[ BF16 RTL ] %llu PE hops (3 exponent ranges), %llu mismatches against "
-              "fmaf (%llu not finite, %llu subnormal results, %llu ties, %llu cancellations)\n",
-              static_cast<unsigned long long>(hops), static_cast<unsigned long long>(mismatches),
-              static_cast<unsigned long long>(nonfinite),
-              static_cast<unsigned long long>(subnormal), static_cast<unsigned long long>(ties),
-              static_cast<unsigned long long>(cancel));
+  std::printf(
+      "[ BF16 RTL ] %llu PE hops (3 exponent ranges), %llu mismatches against "
+      "fmaf (%llu not finite, %llu subnormal results, %llu ties, %llu cancellations)\n",
+      static_cast<unsigned long long>(hops), static_cast<unsigned long long>(mismatches),
+      static_cast<unsigned long long>(nonfinite), static_cast<unsigned long long>(subnormal),
+      static_cast<unsigned long long>(ties), static_cast<unsigned long long>(cancel));
   for (const std::string& m : examples) std::printf("            %s\n", m.c_str());
   std::fflush(stdout);
   EXPECT_EQ(mismatches, 0u);

@@ -654,9 +654,11 @@ OpStats run_gemm(Device& dev, uint64_t M, uint64_t N, uint64_t K, std::span<cons
   const uint32_t U = lines_per_row(opt);  // BF16: 2 bytes per element, 2 lines per row
   check_limits(cap, int64_t(M), int64_t(N), int64_t(K), U);
   const char* per = U == 2 ? " bytes, 2*M*K = " : " bytes, M*K = ";
-  if (a.size() != M * K * U) bad("gemm: A has " + std::to_string(a.size()) + per + std::to_string(M * K * U));
+  if (a.size() != M * K * U)
+    bad("gemm: A has " + std::to_string(a.size()) + per + std::to_string(M * K * U));
   const char* per_w = U == 2 ? " bytes, 2*K*N = " : " bytes, K*N = ";
-  if (w.size() != K * N * U) bad("gemm: W has " + std::to_string(w.size()) + per_w + std::to_string(K * N * U));
+  if (w.size() != K * N * U)
+    bad("gemm: W has " + std::to_string(w.size()) + per_w + std::to_string(K * N * U));
   check_operand("A", opt.a);
   check_operand("W", opt.w);
   const OutputStage& o = opt.out;
@@ -883,8 +885,7 @@ std::vector<uint8_t> im2col(const Conv2dShape& s, std::span<const uint8_t> in, u
   return cols;
 }
 
-std::vector<uint8_t> filter_to_gemm(const Conv2dShape& s, std::span<const uint8_t> f,
-                                    size_t esz) {
+std::vector<uint8_t> filter_to_gemm(const Conv2dShape& s, std::span<const uint8_t> f, size_t esz) {
   const size_t K = size_t(s.kh) * s.kw * s.c_in;
   std::vector<uint8_t> w(K * s.c_out * esz);
   for (int o = 0; o < s.c_out; ++o) {

@@ -668,8 +668,9 @@ class RefDevice final : public Backend {
   // COMPUTE in the FP formats, tile by tile as the array sums: golden::gemm_fp over one k-tile
   // (FP8: the exact tile sum rounded once; BF16: an fma chain from +0), added in float32 to the
   // FP32 sums the accumulator rows hold as bits (or replacing them in tile 0 without
-  // `accumulate`). Only the lanes k < K of a short last tile take part, whatever A holds in the others; the columns past
-  // the weight data are computed too (their weight bytes, 0x00 when unwritten, decode to +0).
+  // `accumulate`). Only the lanes k < K of a short last tile take part, whatever A holds in the
+  // others; the columns past the weight data are computed too (their weight bytes, 0x00 when
+  // unwritten, decode to +0).
   void compute_fp(const ComputeArgs& c) {
     const uint32_t a_addr = c.a_addr, a_rs = c.a_row_stride, a_ts = c.a_tile_stride;
     const uint32_t w_addr = c.w_addr, w_rs = c.w_row_stride, w_ts = c.w_tile_stride;

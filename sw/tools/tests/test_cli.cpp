@@ -568,14 +568,14 @@ TEST(CliFp8, OptionsThatDoNotGoWithFp8AreUsageErrors) {
   // Mixed formats: one operand FP8, the other integer.
   Outcome r = weft({"gemm", "8", "8", "8", "--a-fmt", "e4m3", "-d", "ref://"});
   EXPECT_RUN(r, 2, err,
-             "--a-fmt without --w-fmt: A and W are both FP8 or both integer; give "
-             "--w-fmt e4m3|e5m2 as well");
+             "--a-fmt without --w-fmt: A and W are both FP or both integer; give "
+             "--w-fmt e4m3|e5m2|bf16 as well");
   EXPECT_FALSE(has(r.out, "device")) << "refused before the device is opened\n" << show(r);
   EXPECT_RUN(weft({"gemm", "8", "8", "8", "--w-fmt", "e5m2", "-d", "ref://"}), 2, err,
              "--w-fmt without --a-fmt");
   // Integer-only options with FP8 operands.
   r = with({"--a-zero-point", "3"});
-  EXPECT_RUN(r, 2, err, "--a-zero-point is integer-only and does not apply to FP8 operands");
+  EXPECT_RUN(r, 2, err, "--a-zero-point is integer-only and does not apply to FP operands");
   EXPECT_TRUE(has(r.err, "drop it")) << show(r);
   EXPECT_FALSE(has(r.out, "device")) << show(r);
   EXPECT_RUN(with({"--w-zero-point", "0", "--mode", "onnx", "--unsigned-a"}), 2, err,
@@ -583,9 +583,9 @@ TEST(CliFp8, OptionsThatDoNotGoWithFp8AreUsageErrors) {
   EXPECT_RUN(with({"--int32"}), 2, err, "--int32 is integer-only");
   // FP8 options without FP8 operands.
   EXPECT_RUN(weft({"gemm", "8", "8", "8", "--out-fmt", "bf16", "-d", "ref://"}), 2, err,
-             "--out-fmt is for FP8 operands: give --a-fmt and --w-fmt");
+             "--out-fmt is for FP operands: give --a-fmt and --w-fmt");
   EXPECT_RUN(weft({"gemm", "8", "8", "8", "--relu", "-d", "ref://"}), 2, err,
-             "--relu is for FP8 operands");
+             "--relu is for FP operands");
   EXPECT_RUN(with({"--out-fmt", "int8"}), 2, err, "int8 not in {fp32,bf16,e4m3,e5m2}");
   EXPECT_RUN(with({"--scale", "1e39"}), 2, err, "--scale must be a finite float32 value");
   // Files: FP8 operands are uint8 codes, the bias float32.
@@ -596,13 +596,72 @@ TEST(CliFp8, OptionsThatDoNotGoWithFp8AreUsageErrors) {
   weft::npy::write(u8, weft::npy::from_int8(std::vector<uint8_t>(64), {8, 8}, false));
   weft::npy::write(bi, weft::npy::from_int32(std::vector<int32_t>(8), {8}));
   EXPECT_RUN(with({"--a", i8}), 2, err,
-             "--a " + i8 + " is int8; with --a-fmt the operand is a file of uint8 FP8 codes");
+             "--a " + i8 + " is int8; with --a-fmt e4m3 the operand is a file of uint8 FP8 codes");
   EXPECT_RUN(with({"--w", u8, "--bias", bi}), 2, err,
-             "--bias " + bi + " with FP8 operands must be float32 with shape (8,)");
+             "--bias " + bi + " with FP operands must be float32 with shape (8,)");
   // And the help says how FP8 files look.
   r = weft({"gemm", "--help"});
   EXPECT_RUN(r, 0, out, "--a-fmt");
   EXPECT_TRUE(has(r.out, "uint8 FP8 codes")) << show(r);
+}
+
+// ------------------------------------------------------------------ BF16 (gemm --a-fmt bf16)
+
+TEST(CliBf16, EveryOutputFormatChecksBitExact) {
+  // Several k-tiles of the 8x4 array, scale and ReLU on.
+  for (const std::string f : {"fp32", "bf16", "e4m3", "e5m2"}) {
+    SCOPED_TRACE(f);
+    const Outcome r = weft({"gemm", "13", "9", "37", "--a-fmt", "bf16", "--w-fmt", "bf16",
+                            "--out-fmt", f, "--scale", "0.5", "--relu", "--check", "-q", "-d",
+                            "ref://?array=8x4&sched=random"});
+    EXPECT_RUN(r, 0, out, "check    passed, bit-exact (0 of 117 elements differ");
+    EXPECT_TRUE(has(r.out, "A bf16 (random), W bf16 (random)")) << show(r);
+  }
+}
+
+TEST(CliBf16, Float32FilesAreRoundedToBf16) {
+  // Operand files are float32 (numpy has no bfloat16); the tool rounds them to BF16, nearest
+  // even, and the result is the golden rule's on those BF16 values.
+  using weft::golden::FpFormat;
+  std::mt19937_64 rng = weft::tb::make_rng();
+  const fs::path d = scratch_dir();
+  const int M = 1 + int(rng() % 20), N = 1 + int(rng() % 20), K = 1 + int(rng() % 50);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  std::vector<float> a(size_t(M) * K), w(size_t(K) * N);
+  for (auto& v : a) v = normal(rng);
+  for (auto& v : w) v = normal(rng);
+  const std::string af = (d / "a.npy").string(), wf = (d / "w.npy").string(),
+                    c = (d / "c.npy").string();
+  weft::npy::write(af, weft::npy::from_float32(a, {uint64_t(M), uint64_t(K)}));
+  weft::npy::write(wf, weft::npy::from_float32(w, {uint64_t(K), uint64_t(N)}));
+  const Outcome r = weft({"gemm", "--a", af, "--w", wf, "--a-fmt", "bf16", "--w-fmt", "bf16",
+                          "--out-fmt", "fp32", "--check", "--out", c, "-d", "ref://"});
+  EXPECT_RUN(r, 0, out, "passed, bit-exact");
+  std::vector<uint32_t> ab, wb;
+  for (float v : a) ab.push_back(weft::golden::fp_encode(v, FpFormat::kBf16));
+  for (float v : w) wb.push_back(weft::golden::fp_encode(v, FpFormat::kBf16));
+  const auto want = weft::golden::gemm_fp(ab, wb, M, K, N, FpFormat::kBf16, FpFormat::kBf16,
+                                          int(caps_of("ref://").rows));
+  const weft::npy::Array out = weft::npy::read(c);
+  ASSERT_EQ(out.elements(), want.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    bad += std::bit_cast<uint32_t>(out.at_float(i)) != weft::golden::fp32_bits(want[i]);
+  }
+  EXPECT_EQ(bad, 0u);
+  // An integer file is refused with what to give instead.
+  const std::string u8 = (d / "u8.npy").string();
+  weft::npy::write(u8, weft::npy::from_int8(std::vector<uint8_t>(64), {8, 8}, false));
+  EXPECT_RUN(weft({"gemm", "--a", u8, "--w", u8, "--a-fmt", "bf16", "--w-fmt", "bf16", "-d",
+                   "ref://"}),
+             2, err, "with --a-fmt bf16 the operand is a float32 file");
+}
+
+TEST(CliBf16, Bf16PairsWithBf16Only) {
+  const Outcome r = weft({"gemm", "8", "8", "8", "--a-fmt", "bf16", "--w-fmt", "e4m3", "-d",
+                          "ref://"});
+  EXPECT_RUN(r, 2, err, "--a-fmt bf16 with --w-fmt e4m3: BF16 multiplies BF16 only");
+  EXPECT_FALSE(has(r.out, "device")) << "refused before the device is opened\n" << show(r);
 }
 
 // ------------------------------------------------------------------ huge shapes, progress

@@ -198,8 +198,8 @@ struct ComputeArgs {
   bool w_signed = true;  // w_signed: W is int8 (else uint8)
   uint8_t a_zp{};  // a_zp: zero point of A, in A's type
   uint8_t w_zp{};  // w_zp: zero point of W, in W's type
-  ElemFormat a_fmt = ElemFormat::kInt;  // a_fmt: element format of A: INT, E4M3 or E5M2 (BF16 and FP32: PARAM); INT exactly when w_fmt is INT, else PARAM
-  ElemFormat w_fmt = ElemFormat::kInt;  // w_fmt: element format of W, as a_fmt; FP formats may mix (E4M3 x E5M2)
+  ElemFormat a_fmt = ElemFormat::kInt;  // a_fmt: element format of A: INT, E4M3, E5M2 or BF16 (FP32: PARAM); INT exactly when w_fmt is INT, BF16 exactly when w_fmt is BF16, else PARAM; BF16 rows are two lines (the row's line and the next)
+  ElemFormat w_fmt = ElemFormat::kInt;  // w_fmt: element format of W, as a_fmt; FP8 formats may mix (E4M3 x E5M2)
 
   // The opcodes whose operands this layout is.
   static constexpr std::array<Opcode, 1> kOpcodes{Opcode::kCompute};

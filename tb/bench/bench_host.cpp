@@ -5,9 +5,10 @@
 //   2. DMA efficiency of a 1 MiB host -> scratchpad -> host copy with 32-cycle memory latency:
 //      bytes / (bus bytes * cycles), for the read and the write side of the whole copy.
 //   3. simulation speed of the whole default device (Verilator, 1 thread, no tracing).
-//   5. FP8 GEMMs (E4M3 x E4M3 -> E4M3 and E5M2 x E4M3 -> FP32) on the shapes of 1: MAC/cycle
-//      against INT8's (target: the same rate) and the simulation speed against INT8's; checked
-//      against the golden model (gemm_fp, fp_postprocess, fp_encode).
+//   5. FP8 GEMMs (E4M3 x E4M3 -> E4M3 and E5M2 x E4M3 -> FP32) and BF16 GEMMs (BF16 x BF16 ->
+//      BF16 / FP32) on the shapes of 1: MAC/cycle against INT8's (target: the same rate; BF16
+//      rows are two scratchpad lines, so BF16 is built for half of it) and the simulation speed
+//      against INT8's; checked against the golden model (gemm_fp, fp_postprocess, fp_encode).
 //   4. a convolution layer with >= 16 input and output channels on the whole device: the
 //      device-resident implicit GEMM (weights packed once, activations in device memory, no host
 //      im2col), ONNX requantization; utilisation as in 1, host bytes against the im2col matrix;
@@ -152,23 +153,47 @@ bool gemm_figure(weft::Device& dev, int m, int n, int k, double target, uint64_t
   return bad == 0;
 }
 
-// FP8 GEMM of the same shape as an INT8 one (int8_cycles, int8_secs): the rate against INT8's
-// and the simulation speed against INT8's, the result against the golden model.
-bool fp8_gemm_figure(weft::Device& dev, int m, int n, int k, weft::ElemFormat af,
-                     weft::ElemFormat of, uint64_t int8_cycles, double int8_secs) {
+const char* format_name(weft::ElemFormat f) {
+  switch (f) {
+    case weft::ElemFormat::kE4m3:
+      return "E4M3";
+    case weft::ElemFormat::kE5m2:
+      return "E5M2";
+    case weft::ElemFormat::kBf16:
+      return "BF16";
+    case weft::ElemFormat::kFp32:
+      return "FP32";
+    default:
+      return "INT";
+  }
+}
+
+// FP GEMM of the same shape as an INT8 one (int8_cycles, int8_secs): the rate against INT8's
+// and the simulation speed against INT8's, the result against the golden model. BF16 pairs with
+// BF16 (wf is E4M3 otherwise).
+bool fp_gemm_figure(weft::Device& dev, int m, int n, int k, weft::ElemFormat af,
+                    weft::ElemFormat of, uint64_t int8_cycles, double int8_secs) {
   if (!dev.caps().tensor_fp) {
-    std::printf("   FP8 GEMM: skipped (the device has no FP8 modes, CAP4.fp = 0)\n");
+    std::printf("   FP GEMM: skipped (the device has no FP modes, CAP4.fp = 0)\n");
     return true;
   }
+  const bool bf16 = af == weft::ElemFormat::kBf16;
+  const weft::ElemFormat wf = bf16 ? af : weft::ElemFormat::kE4m3;
   std::mt19937_64 rng(2);
-  auto fp8 = [&](weft::ElemFormat f) {  // a finite FP8 code, about N(0, 1) in magnitude
+  // Finite codes about N(0, 1) in magnitude, and their bytes (BF16 two, little-endian).
+  auto codes = [&](size_t count, weft::ElemFormat f, std::vector<uint8_t>* bytes) {
     std::normal_distribution<float> d(0.0f, 1.0f);
-    return static_cast<uint8_t>(golden::fp_encode(d(rng), static_cast<golden::FpFormat>(f)));
+    std::vector<uint32_t> c(count);
+    for (auto& v : c) {
+      v = golden::fp_encode(d(rng), static_cast<golden::FpFormat>(f));
+      bytes->push_back(uint8_t(v));
+      if (f == weft::ElemFormat::kBf16) bytes->push_back(uint8_t(v >> 8));
+    }
+    return c;
   };
-  const weft::ElemFormat wf = weft::ElemFormat::kE4m3;
-  std::vector<uint8_t> a(size_t(m) * k), w(size_t(k) * n);
-  for (auto& v : a) v = fp8(af);
-  for (auto& v : w) v = fp8(wf);
+  std::vector<uint8_t> a, w;
+  const std::vector<uint32_t> ab = codes(size_t(m) * k, af, &a);
+  const std::vector<uint32_t> wb = codes(size_t(k) * n, wf, &w);
   weft::GemmOptions opt;
   opt.a.format = af;
   opt.w.format = wf;
@@ -182,13 +207,16 @@ bool fp8_gemm_figure(weft::Device& dev, int m, int n, int k, weft::ElemFormat af
     std::vector<float> out(got.size());
     st = weft::gemm(dev, m, n, k, a, w, out, opt);
     for (size_t i = 0; i < out.size(); ++i) got[i] = golden::fp32_bits(out[i]);
+  } else if (of == weft::ElemFormat::kBf16) {
+    std::vector<uint16_t> out(got.size());
+    st = weft::gemm(dev, m, n, k, a, w, out, opt);
+    got.assign(out.begin(), out.end());
   } else {
     std::vector<uint8_t> out(got.size());
     st = weft::gemm(dev, m, n, k, a, w, out, opt);
     got.assign(out.begin(), out.end());
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const std::vector<uint32_t> ab(a.begin(), a.end()), wb(w.begin(), w.end());
   const auto acc = golden::gemm_fp(ab, wb, m, k, n, static_cast<golden::FpFormat>(af),
                                    static_cast<golden::FpFormat>(wf), int(dev.caps().rows));
   size_t bad = 0;
@@ -201,19 +229,23 @@ bool fp8_gemm_figure(weft::Device& dev, int m, int n, int k, weft::ElemFormat af
   }
   const auto& p = st.perf.c;
   const double rate = double(int8_cycles) / double(p.cycles);  // MAC/cycle against INT8's
-  const char* name = af == weft::ElemFormat::kE4m3 ? "E4M3 x E4M3" : "E5M2 x E4M3";
-  const char* out_name = of == weft::ElemFormat::kFp32 ? "FP32" : "E4M3";
+  const std::string name = std::string(format_name(af)) + " x " + format_name(wf);
   std::printf(
-      "   FP8 %s -> %s M=%d N=%d K=%d: %llu cycles, %.4f of INT8's MAC/cycle (target >= 0.99, "
-      "the same rate: %s); result %s\n",
-      name, out_name, m, n, k, static_cast<unsigned long long>(p.cycles), rate,
-      rate >= 0.99 ? "met" : "MISSES", bad == 0 ? "bit-exact vs golden" : "MISMATCH");
+      "   %s %s -> %s M=%d N=%d K=%d: %llu cycles, %.4f of INT8's MAC/cycle (target >= 0.99, "
+      "the same rate: %s%s); result %s\n",
+      bf16 ? "BF16" : "FP8", name.c_str(), format_name(of), m, n, k,
+      static_cast<unsigned long long>(p.cycles), rate, rate >= 0.99 ? "met" : "MISSES",
+      bf16 ? "; a BF16 row is two scratchpad lines, one line per cycle per operand port: built "
+             "for 0.5"
+           : "",
+      bad == 0 ? "bit-exact vs golden" : "MISMATCH");
   std::printf(
       "      simulation: %.1f s wall, %.2f x INT8's wall time on the same shape (FP datapath "
       "evaluated only for FP rows)\n",
       secs, secs / int8_secs);
-  record("gemm", std::string("FP8 GEMM ") + name + " " + std::to_string(m) + "x" +
-                     std::to_string(n) + "x" + std::to_string(k),
+  record("gemm",
+         std::string(bf16 ? "BF16" : "FP8") + " GEMM " + name + " " + std::to_string(m) + "x" +
+             std::to_string(n) + "x" + std::to_string(k),
          m, n, k, 0, p, uint64_t(m) * n * k, 0.99);
   return bad == 0;
 }
@@ -352,12 +384,24 @@ int main(int argc, char** argv) {
     double secs_small = 0, secs_large = 0;
     bool ok = gemm_figure(dev, 128, 256, 256, 0.985, &cycles_small, &secs_small);
     ok = gemm_figure(dev, 512, 512, 512, 0.998, &cycles_large, &secs_large) && ok;
-    ok = fp8_gemm_figure(dev, 128, 256, 256, weft::ElemFormat::kE4m3, weft::ElemFormat::kE4m3,
-                         cycles_small, secs_small) && ok;
-    ok = fp8_gemm_figure(dev, 128, 256, 256, weft::ElemFormat::kE5m2, weft::ElemFormat::kFp32,
-                         cycles_small, secs_small) && ok;
-    ok = fp8_gemm_figure(dev, 512, 512, 512, weft::ElemFormat::kE4m3, weft::ElemFormat::kE4m3,
-                         cycles_large, secs_large) && ok;
+    // FP8 and BF16 on the shapes of figure 1, each against the INT8 run of its shape.
+    using weft::ElemFormat;
+    struct FpRun {
+      bool large;
+      ElemFormat a, out;
+    };
+    constexpr FpRun kFpRuns[] = {{false, ElemFormat::kE4m3, ElemFormat::kE4m3},
+                                 {false, ElemFormat::kE5m2, ElemFormat::kFp32},
+                                 {true, ElemFormat::kE4m3, ElemFormat::kE4m3},
+                                 {false, ElemFormat::kBf16, ElemFormat::kBf16},
+                                 {false, ElemFormat::kBf16, ElemFormat::kFp32},
+                                 {true, ElemFormat::kBf16, ElemFormat::kBf16}};
+    for (const FpRun& r : kFpRuns) {
+      const int mm = r.large ? 512 : 128, nk = r.large ? 512 : 256;
+      ok = fp_gemm_figure(dev, mm, nk, nk, r.a, r.out, r.large ? cycles_large : cycles_small,
+                          r.large ? secs_large : secs_small) &&
+           ok;
+    }
     ok = copy_figure(dev) && ok;
     ok = conv_figure(dev, 32, 32, 64, 64, 3, 1) && ok;
     ok = conv_figure(dev, 16, 16, 32, 64, 3, 2) && ok;

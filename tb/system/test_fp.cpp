@@ -203,6 +203,64 @@ TEST_P(FpSystem, Bf16GemmsMatchGoldenInEveryOutput) {
   std::printf("[ BF16 GEMM ] BF16 x BF16: %zu elements bit-exact to golden\n", compared);
 }
 
+TEST_P(FpSystem, Conv2dInFp8AndBf16MatchesGolden) {
+  // conv2d = im2col + gemm: the expectation gathers each output pixel's taps in the filter's
+  // (kh, kw, c_in) order (the K order of the API), +0 where the window leaves the padded input,
+  // and applies the golden GEMM rule to them.
+  for (const ElemFormat f : {ElemFormat::kE4m3, ElemFormat::kBf16}) {
+    weft::Conv2dShape s;
+    s.n = rand_int(1, 2);
+    s.h = rand_int(3, 7);
+    s.w = rand_int(3, 7);
+    s.c_in = rand_int(1, 20);
+    s.kh = s.kw = 3;
+    s.c_out = rand_int(1, 20);
+    s.stride_h = s.stride_w = rand_int(1, 2);
+    s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+    SCOPED_TRACE(std::string(fmt_name(f)) + " conv2d " + std::to_string(s.n) + "x" +
+                 std::to_string(s.h) + "x" + std::to_string(s.w) + "x" +
+                 std::to_string(s.c_in) + " * " + std::to_string(s.c_out) + "x3x3");
+    const Operand in = rand_operand(size_t(s.n) * s.h * s.w * s.c_in, f, false);
+    const Operand flt = rand_operand(size_t(s.c_out) * 9 * s.c_in, f, false);
+    const int oh = s.out_h(), ow = s.out_w(), K = 9 * s.c_in, M = s.n * oh * ow;
+    std::vector<uint32_t> cols(size_t(M) * K, 0), w(size_t(K) * s.c_out);
+    for (int b = 0; b < s.n; ++b) {
+      for (int y = 0; y < oh; ++y) {
+        for (int x = 0; x < ow; ++x) {
+          const size_t row = (size_t(b) * oh + y) * ow + x;
+          for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 3; ++j) {
+              const int iy = y * s.stride_h - 1 + i, ix = x * s.stride_w - 1 + j;
+              if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+              for (int c = 0; c < s.c_in; ++c) {
+                cols[row * K + (i * 3 + j) * s.c_in + c] =
+                    in.codes[((size_t(b) * s.h + iy) * s.w + ix) * s.c_in + c];
+              }
+            }
+          }
+        }
+      }
+    }
+    for (int o = 0; o < s.c_out; ++o) {
+      for (int k = 0; k < K; ++k) w[size_t(k) * s.c_out + o] = flt.codes[size_t(o) * K + k];
+    }
+    const auto gf = static_cast<g::FpFormat>(f);
+    const auto acc = g::gemm_fp(cols, w, M, K, s.c_out, gf, gf, int(dev_->caps().rows));
+    weft::GemmOptions opt;
+    opt.a.format = opt.w.format = f;
+    opt.out.format = ElemFormat::kFp32;
+    std::vector<float> out(acc.size());
+    const weft::OpStats st = weft::conv2d(*dev_, s, in.bytes, flt.bytes, out, opt);
+    size_t bad = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (g::fp32_bits(out[i]) != g::fp32_bits(acc[i]) && bad++ < 5) {
+        ADD_FAILURE() << "out[" << i << "] = " << out[i] << ", golden " << acc[i];
+      }
+    }
+    EXPECT_EQ(bad, 0u) << st.schedule;
+  }
+}
+
 TEST_P(FpSystem, LongKAccumulatesAcrossTilesInFp32) {
   // Several COMPUTEs add into one accumulator row (FP32 adds between k-tiles).
   const int rows = int(dev_->caps().rows);

@@ -185,7 +185,7 @@ package weft_fp_pkg;
                                            input logic signed [ExpW-1:0] exp,
                                            input logic [2:0] fmt, input logic sat);
     /* verilator no_inline_task */
-    int              m, w, emin, msb, e_top, quantum, sh, e_field;
+    int              m, w, emin, msb, e_top, quantum, sh, e_field, step;
     logic [127:0]    rest;
     logic [WinW-1:0] kept, below;
     logic            guard, sticky;
@@ -194,10 +194,12 @@ package weft_fp_pkg;
     m    = fmt_mant(fmt);
     w    = fmt_width(fmt);
     emin = fmt_emin(fmt);
-    // The leading one by halving (7 steps for WinW <= 128 bits), not a scan of every bit.
+    // The leading one by halving (7 steps for WinW <= 128 bits), not a scan of every bit. (The
+    // loop variable is a function local: Yosys makes a latch of a for-declared one when the
+    // call is conditional.)
     msb  = 0;
     rest = 128'(mag);
-    for (int step = 64; step >= 1; step = step / 2) begin
+    for (step = 64; step >= 1; step = step / 2) begin
       if ((rest >> step) != '0) begin
         msb  = msb + step;
         rest = rest >> step;

@@ -502,10 +502,12 @@ module weft_tensor_unit #(
   // are FP32 already (the low 32 bits of the column's FP sum).
   for (genvar c = 0; c < Cols; c++) begin : g_tile_round
     if (Fp) begin : g_fp
-      logic [AccW-1:0] rounded;
-      assign rounded = c_wide ? c_fp_sum[c*FpW +: 32]
-                              : weft_fp_pkg::fp_fixed_to_fp32_en(c_fp && !c_wide,
-                                                                 c_fp_sum[c*FpW +: FpW]);
+      logic [AccW-1:0] rounded, fixed_rounded;
+      // The call on its own (Yosys makes a latch of fp_round's loop variable when the call
+      // sits inside a conditional expression).
+      assign fixed_rounded = weft_fp_pkg::fp_fixed_to_fp32_en(c_fp,
+                                                              c_fp_sum[c*FpW +: FpW]);
+      assign rounded = c_wide ? c_fp_sum[c*FpW +: 32] : fixed_rounded;
       assign c_data[c*AccW +: AccW] = c_fp ? rounded : c_int[c*AccW +: AccW];
     end else begin : g_int
       assign c_data[c*AccW +: AccW] = c_int[c*AccW +: AccW];

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "npy.hpp"
+#include "weft/golden/fp.hpp"
 #include "weft/golden/onnx_exec.hpp"
 #include "weft/model.hpp"
 #include "weft/onnx_graph.hpp"
@@ -25,6 +26,7 @@ std::string type_name(int32_t t) {
     case kOnnxInt8: return "int8";
     case kOnnxInt32: return "int32";
     case kOnnxInt64: return "int64";
+    case kOnnxBfloat16: return "bfloat16";
   }
   return "type " + std::to_string(t);
 }
@@ -90,7 +92,13 @@ std::map<std::string, OnnxTensor> read_inputs(const Model& model, const RunArgs&
   return in;
 }
 
+// A bfloat16 element as its value (exact in float32); float8 elements stay codes.
+float bf16_value(const OnnxTensor& t, size_t i) {
+  return golden::fp_decode(uint32_t(t.ints[i]), golden::FpFormat::kBf16);
+}
+
 std::string value_text(const OnnxTensor& t, size_t i) {
+  if (t.is_bf16()) return fmt::format("{:g}", bf16_value(t, i));
   return t.is_float() ? fmt::format("{:g}", t.floats[i]) : std::to_string(t.ints[i]);
 }
 
@@ -174,6 +182,11 @@ int cmd_run(const std::string& uri, const RunArgs& a) {
       npy::Array arr;
       if (t.is_float()) {
         arr = npy::from_float32(t.floats, shape);
+      } else if (t.is_bf16()) {
+        // .npy has no bfloat16: the values as float32, exactly.
+        std::vector<float> v(t.ints.size());
+        for (size_t i = 0; i < v.size(); ++i) v[i] = bf16_value(t, i);
+        arr = npy::from_float32(v, shape);
       } else if (t.elem_type == kOnnxInt32) {
         std::vector<int32_t> v(t.ints.begin(), t.ints.end());
         arr = npy::from_int32(v, shape);
@@ -201,7 +214,10 @@ int cmd_run(const std::string& uri, const RunArgs& a) {
       const size_t n = t.is_float() ? t.floats.size() : t.ints.size();
       for (size_t i = 0; i < n; ++i) {
         const std::string v = value_text(t, i);
-        j += (i ? ", " : "") + (t.is_float() && !std::isfinite(t.floats[i]) ? "null" : v);
+        const bool finite = t.is_bf16()    ? std::isfinite(bf16_value(t, i))
+                            : t.is_float() ? std::isfinite(t.floats[i])
+                                           : true;
+        j += (i ? ", " : "") + (finite ? v : "null");
       }
       j += "]";
       if (a.check) j += fmt::format(", \"golden_differences\": {}", diffs[name].first);

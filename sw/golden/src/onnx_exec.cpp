@@ -42,11 +42,13 @@ const std::map<std::string, int64_t>& supported_since() {
       {"MaxPool", 1},         {"AveragePool", 1},       {"GlobalAveragePool", 1},
       {"Softmax", 13},        {"Reshape", 5},           {"Flatten", 1},      {"Transpose", 1},
       {"Concat", 4},          {"Pad", 11},              {"Identity", 1},     {"Squeeze", 1},
-      {"Unsqueeze", 1}};
+      {"Unsqueeze", 1},       {"Cast", 13}};
   return ops;
 }
 
-constexpr int64_t kNewestOpset = 21;
+// Opset 22 added bfloat16 to Conv and the pools and stated the ceil_mode rule window() follows;
+// nothing else here changed.
+constexpr int64_t kNewestOpset = 22;
 
 int64_t count(const std::vector<int64_t>& dims) {
   int64_t n = 1;
@@ -70,6 +72,12 @@ bool is_int(int32_t elem) {
 }
 bool is_8bit(int32_t elem) { return elem == kOnnxUint8 || elem == kOnnxInt8; }
 bool is_fp8(int32_t elem) { return elem == kFloat8E4m3fn || elem == kFloat8E5m2; }
+bool is_bf16(int32_t elem) { return elem == kOnnxBfloat16; }
+
+// bfloat16 codes and values (golden::fp_decode exact, golden::fp_encode round to nearest even).
+float bf16_value(int64_t code) { return fp_decode(static_cast<uint32_t>(code), FpFormat::kBf16); }
+int64_t bf16_code(float v) { return fp_encode(v, FpFormat::kBf16); }
+bool bf16_is_nan(int64_t code) { return (code & 0x7FFF) > 0x7F80; }
 Fp8Type fp8_type(int32_t elem) { return elem == kFloat8E4m3fn ? Fp8Type::kE4m3fn : Fp8Type::kE5m2; }
 
 QType qtype(int32_t elem) {
@@ -166,7 +174,7 @@ struct Lazy {
 };
 
 // The result of an FP8 QDQ MatMul / Gemm / Conv kept as the tensor unit holds it
-// (GraphOptions::fp8_tile_rows): the FP32 sums of the float8 codes in tile order, whose real
+// (GraphOptions::fp_tile_rows): the FP32 sums of the float8 codes in tile order, whose real
 // value is sum * x_scale * w_scale[channel] + bias[channel], and whether a Relu followed. A
 // QuantizeLinear to float8 consuming it applies the FP8 output stage.
 struct LazyFp8 {
@@ -484,6 +492,7 @@ class Executor {
     if (op == "GlobalAveragePool") return global_average_pool_op();
     if (op == "Softmax") return softmax_op();
     if (op == "Identity") return out(0, arg(0));
+    if (op == "Cast") return cast_op();
     if (op == "Concat") return concat_op();
     if (op == "Pad") return pad_op();
     return reshape_family_op();  // Reshape, Flatten, Squeeze, Unsqueeze, Transpose
@@ -626,14 +635,14 @@ class Executor {
     out(0, Value{std::move(t), std::move(origin), nullptr});
   }
 
-  // --- the FP8 QDQ group (GraphOptions::fp8_tile_rows) --------------------------------------
+  // --- the FP8 QDQ group (GraphOptions::fp_tile_rows) --------------------------------------
 
   // Inputs `x_at` and `w_at` are DequantizeLinear outputs of float8 tensors, x per tensor, w per
   // tensor or per axis `w_axis` with `channels` scales, and the optional bias `bias_at` a float32
   // tensor of `channels` values (1-D, or 1 x channels for Gemm): the group the runtime lowers.
   bool fp8_operands(size_t x_at, size_t w_at, size_t bias_at, int64_t w_axis, int64_t channels,
                     std::vector<float>* bias) const {
-    if (options_.fp8_tile_rows < 1) return false;
+    if (options_.fp_tile_rows < 1) return false;
     const Value& x = arg(x_at);
     const Value& w = arg(w_at);
     if (!x.dq || !w.dq || !is_fp8(x.dq->q.elem_type) || !is_fp8(w.dq->q.elem_type)) return false;
@@ -659,7 +668,7 @@ class Executor {
     const std::vector<uint32_t> a32(a.begin(), a.end()), w32(w.begin(), w.end());
     auto fmt = [](int32_t e) { return e == kFloat8E4m3fn ? FpFormat::kE4M3 : FpFormat::kE5M2; };
     return gemm_fp(a32, w32, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n),
-                   fmt(a_elem), fmt(w_elem), options_.fp8_tile_rows);
+                   fmt(a_elem), fmt(w_elem), options_.fp_tile_rows);
   }
 
   Value fp8_value(std::vector<int64_t> dims, std::vector<float> sums, size_t x_at, size_t w_at,
@@ -675,6 +684,109 @@ class Executor {
     v.t.dims = std::move(dims);
     v.fp8 = std::move(z);
     return v;
+  }
+
+  // --- bfloat16 (GraphOptions::fp_tile_rows) -------------------------------------------------
+
+  // Whether input i holds bfloat16 codes.
+  bool bf16_arg(size_t i) const { return has(i) && is_bf16(arg(i).t.elem_type); }
+
+  // A MatMul / Gemm / Conv with a bfloat16 operand: both must be bfloat16.
+  void require_bf16_operands() const {
+    if (!bf16_arg(0) || !bf16_arg(1)) {
+      unsupported("a bfloat16 " + n_->op_type + " needs both operands bfloat16 (input type " +
+                  std::to_string(arg(0).t.elem_type) + ", weights type " +
+                  std::to_string(arg(1).t.elem_type) + ")");
+    }
+  }
+
+  // The bias of a BF16 Gemm / Conv as one float per column: N values (or, for Gemm, 1 x N or one
+  // value), BFLOAT16 (decoded exactly) or FLOAT.
+  std::vector<float> bf16_bias(size_t at, int64_t channels) const {
+    std::vector<float> bias;
+    if (!has(at)) return bias;
+    const OnnxTensor b = tensor(at);
+    if (!is_bf16(b.elem_type) && !b.is_float()) {
+      unsupported("a bias of type " + std::to_string(b.elem_type) + " (BFLOAT16 or FLOAT)");
+    }
+    const bool gemm = n_->op_type == "Gemm";
+    const bool ok =
+        (b.size() == channels &&
+         (b.dims.size() == 1 || (gemm && b.dims == std::vector<int64_t>{1, channels}))) ||
+        (gemm && b.size() == 1 && b.dims.size() <= 2);
+    if (!ok) {
+      unsupported("a bias of shape " + dims_str(b.dims) + " (" + std::to_string(channels) +
+                  " values per output channel)");
+    }
+    for (int64_t j = 0; j < channels; ++j) {
+      const size_t i = b.size() == 1 ? 0 : static_cast<size_t>(j);
+      bias.push_back(b.is_float() ? b.floats[i] : bf16_value(b.ints[i]));
+    }
+    return bias;
+  }
+
+  // C = A [m][k] x W [k][n] of bfloat16 codes plus the per-column bias, as bfloat16 codes.
+  // fp_tile_rows >= 1: the tensor unit's rule (gemm_fp, then fp_postprocess with scale 1 and the
+  // bias, then fp_encode). 0: onnx's reference evaluator's float path, k in the given order: the
+  // float32 products added from +0, then the bias added in float32 and one rounding to bfloat16
+  // (Conv: numpy's matmul in float32, then + B), or with `round_before_bias` (Gemm: numpy's dot
+  // on bfloat16 rounds, then + C rounds again) two.
+  std::vector<int64_t> bf16_gemm(const std::vector<int64_t>& a, const std::vector<int64_t>& w,
+                                 int64_t m, int64_t k, int64_t n, const std::vector<float>& bias,
+                                 bool round_before_bias = false) const {
+    std::vector<int64_t> y(static_cast<size_t>(m * n));
+    if (options_.fp_tile_rows >= 1) {
+      const std::vector<uint32_t> a32(a.begin(), a.end()), w32(w.begin(), w.end());
+      const std::vector<float> sums =
+          gemm_fp(a32, w32, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n),
+                  FpFormat::kBf16, FpFormat::kBf16, options_.fp_tile_rows);
+      for (int64_t i = 0; i < m * n; ++i) {
+        const float b = bias.empty() ? 0.0f : bias[static_cast<size_t>(i % n)];
+        y[i] = bf16_code(fp_postprocess(sums[i], 1.0f, b, false));
+      }
+      return y;
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = 0.0f;  // float32 products added in k order from +0
+        for (int64_t q = 0; q < k; ++q) sum += bf16_value(a[i * k + q]) * bf16_value(w[q * n + j]);
+        if (bias.empty()) {
+          y[i * n + j] = bf16_code(sum);
+        } else if (round_before_bias) {
+          y[i * n + j] = bf16_code(bf16_value(bf16_code(sum)) + bias[j]);  // a second rounding
+        } else {
+          y[i * n + j] = bf16_code(sum + bias[j]);
+        }
+      }
+    }
+    return y;
+  }
+
+  static OnnxTensor bf16_tensor(std::vector<int64_t> dims, std::vector<int64_t> codes) {
+    OnnxTensor t;
+    t.elem_type = kOnnxBfloat16;
+    t.dims = std::move(dims);
+    t.ints = std::move(codes);
+    return t;
+  }
+
+  void cast_op() {
+    const OnnxTensor x = tensor(0);
+    const int64_t to = n_->attr("to", 0);
+    OnnxTensor y;
+    y.dims = x.dims;
+    y.elem_type = static_cast<int32_t>(to);
+    if (to == x.elem_type) {
+      y = x;
+    } else if (x.is_float() && is_bf16(static_cast<int32_t>(to))) {
+      for (float v : x.floats) y.ints.push_back(bf16_code(v));
+    } else if (is_bf16(x.elem_type) && to == kOnnxFloat) {
+      for (int64_t c : x.ints) y.floats.push_back(bf16_value(c));
+    } else {
+      unsupported("Cast from type " + std::to_string(x.elem_type) + " to type " +
+                  std::to_string(to) + " (FLOAT <-> BFLOAT16)");
+    }
+    out(0, std::move(y));
   }
 
   // --- the integer operators ----------------------------------------------------------------
@@ -832,6 +944,54 @@ class Executor {
       }
       return out(0, lazy_value(ydims, std::move(acc), q, 1));
     }
+    if (bf16_arg(0) || bf16_arg(1)) {
+      require_bf16_operands();
+      if (xs.dims.size() != 4 || group != 1) {
+        unsupported("a bfloat16 Conv that is not 2-D with group 1");
+      }
+      const OnnxTensor& x = arg(0).t;
+      const OnnxTensor& w = arg(1).t;
+      const std::vector<float> bias = bf16_bias(2, m);
+      const int64_t in_plane = count(spatial(xs.dims)), kk = win.k_count * c,
+                    rows = n * win.out_count;
+      const bool float_path = options_.fp_tile_rows < 1;
+      // im2col rows (b, output position); K in the tensor unit's (kernel position, channel)
+      // order, or the reference's (channel, kernel position) for the float path. Padded taps are
+      // code 0 (+0).
+      auto kidx = [&](int64_t kp, int64_t ch) {
+        return float_path ? ch * win.k_count + kp : kp * c + ch;
+      };
+      std::vector<int64_t> a(static_cast<size_t>(rows * kk), 0), wk(static_cast<size_t>(kk * m));
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t p = 0; p < win.out_count; ++p) {
+          for (int64_t kp = 0; kp < win.k_count; ++kp) {
+            const int64_t off = win.offs[p * win.k_count + kp];
+            if (off < 0) continue;
+            for (int64_t ch = 0; ch < c; ++ch) {
+              a[(b * win.out_count + p) * kk + kidx(kp, ch)] =
+                  x.ints[(b * c + ch) * in_plane + off];
+            }
+          }
+        }
+      }
+      for (int64_t o = 0; o < m; ++o) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          for (int64_t kp = 0; kp < win.k_count; ++kp) {
+            wk[kidx(kp, ch) * m + o] = w.ints[(o * c + ch) * win.k_count + kp];
+          }
+        }
+      }
+      const std::vector<int64_t> codes = bf16_gemm(a, wk, rows, kk, m, bias);
+      std::vector<int64_t> nchw(codes.size());
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t p = 0; p < win.out_count; ++p) {
+          for (int64_t o = 0; o < m; ++o) {
+            nchw[(b * m + o) * win.out_count + p] = codes[(b * win.out_count + p) * m + o];
+          }
+        }
+      }
+      return out(0, bf16_tensor(ydims, std::move(nchw)));
+    }
     std::vector<float> fbias;
     if (xs.dims.size() == 4 && group == 1 && fp8_operands(0, 1, 2, 0, m, &fbias)) {
       // The FP8 group: im2col rows (b, output position) of K = (kernel position, channel), the
@@ -947,6 +1107,15 @@ class Executor {
       return out(0, lazy_value(s.out, std::vector<int64_t>(acc32.data.begin(), acc32.data.end()), q,
                                static_cast<int64_t>(s.out.size()) - 1));
     }
+    if (bf16_arg(0) || bf16_arg(1)) {
+      // Every leading dimension of A folds into the rows; the weights must be 2-D.
+      require_bf16_operands();
+      if (bs.dims.size() != 2) {
+        unsupported("bfloat16 MatMul weights of rank " + std::to_string(bs.dims.size()) +
+                    " (2-D only)");
+      }
+      return out(0, bf16_tensor(s.out, bf16_gemm(as.ints, bs.ints, s.batch * s.m, s.k, s.n, {})));
+    }
     std::vector<float> fbias;
     if (bs.dims.size() == 2 && fp8_operands(0, 1, 99, 1, s.n, &fbias)) {
       // The FP8 group with 2-D weights: every leading dimension of A folds into the rows.
@@ -1004,6 +1173,15 @@ class Executor {
         for (size_t i = 0; i < acc.size(); ++i) acc[i] += q.bias[q.bias.size() == 1 ? 0 : i % n];
       }
       return out(0, lazy_value({m, n}, std::move(acc), q, 1));
+    }
+    if (bf16_arg(0) || bf16_arg(1)) {
+      require_bf16_operands();
+      if (trans_a || alpha != 1.0f || (has(2) && beta != 1.0f)) {
+        unsupported("a bfloat16 Gemm with transA, alpha or beta other than 0, 1, 1");
+      }
+      const OnnxTensor b16 = trans_b ? transposed_2d(arg(1).t) : arg(1).t;
+      const std::vector<float> bias = bf16_bias(2, n);
+      return out(0, bf16_tensor({m, n}, bf16_gemm(as.ints, b16.ints, m, k, n, bias, true)));
     }
     std::vector<float> fbias;
     if (!trans_a && alpha == 1.0f && (beta == 1.0f || !has(2)) &&
@@ -1064,7 +1242,13 @@ class Executor {
       return out(0, Value{x.t, nullptr, std::move(z)});
     }
     OnnxTensor y = materialize(x);
-    if (y.is_float()) {
+    if (is_bf16(y.elem_type)) {
+      // Relu on bfloat16: negative values and -0 to +0, NaN kept (the device's fused Relu).
+      if (!relu) unsupported("Clip on bfloat16");
+      for (int64_t& c : y.ints) {
+        if ((c & 0x8000) && !bf16_is_nan(c)) c = 0;
+      }
+    } else if (y.is_float()) {
       const float lo = relu ? 0.0f : (has(1) ? scalar_float(1) : -kInf);
       const float hi = relu || !has(2) ? kInf : scalar_float(2);
       for (float& v : y.floats) v = std::min(std::max(v, lo), hi);
@@ -1086,12 +1270,17 @@ class Executor {
   void add_op() {
     const OnnxTensor a = tensor(0), b = tensor(1);
     if (a.elem_type != b.elem_type) malformed("operand types " + std::to_string(a.elem_type) + " and " + std::to_string(b.elem_type) + " differ");
-    if (!a.is_float() && !is_int(a.elem_type)) unsupported("data type " + std::to_string(a.elem_type));
+    if (!a.is_float() && !is_int(a.elem_type) && !is_bf16(a.elem_type)) {
+      unsupported("data type " + std::to_string(a.elem_type));
+    }
     const std::vector<int64_t> dims = broadcast_dims(a.dims, b.dims);
     const std::vector<int64_t> ia = broadcast_index(dims, a.dims), ib = broadcast_index(dims, b.dims);
     OnnxTensor y = empty_like(a, dims);
     for (size_t i = 0; i < ia.size(); ++i) {
-      if (y.is_float()) {
+      if (is_bf16(y.elem_type)) {
+        // The float32 sum of the two values, rounded once.
+        y.ints[i] = bf16_code(bf16_value(a.ints[ia[i]]) + bf16_value(b.ints[ib[i]]));
+      } else if (y.is_float()) {
         y.floats[i] = a.floats[ia[i]] + b.floats[ib[i]];
       } else {
         y.ints[i] = wrap(a.ints[ia[i]] + b.ints[ib[i]], a.elem_type);
@@ -1402,6 +1591,12 @@ bool op_supported(const weft::OnnxNode& n, std::string* why) {
     const int64_t t = n.attr("output_dtype", 0);
     if (t != 0 && !is_8bit(static_cast<int32_t>(t)) && !is_fp8(static_cast<int32_t>(t))) {
       return no("output_dtype " + std::to_string(t));
+    }
+  }
+  if (n.op_type == "Cast") {
+    const int64_t to = n.attr("to", 0);
+    if (to != kOnnxFloat && to != kOnnxBfloat16) {
+      return no("Cast to type " + std::to_string(to) + " (FLOAT <-> BFLOAT16)");
     }
   }
   if (n.op_type == "Pad") {

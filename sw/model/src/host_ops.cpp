@@ -22,7 +22,17 @@ namespace {
 const std::set<std::string> kHostOps = {
     "QuantizeLinear", "DequantizeLinear", "Relu",    "Clip",    "Add",       "MaxPool",
     "AveragePool",    "GlobalAveragePool", "Softmax", "Reshape", "Flatten",  "Transpose",
-    "Concat",         "Pad",              "Identity", "Squeeze", "Unsqueeze"};
+    "Concat",         "Pad",              "Identity", "Squeeze", "Unsqueeze", "Cast"};
+
+// bfloat16 codes (OnnxTensor::ints) and their values: golden::fp_decode is exact (every NaN to the
+// canonical float32 NaN), golden::fp_encode rounds to nearest even (overflow to +-Inf, NaN to the
+// canonical 0x7FC0), which is ONNX Cast's float -> bfloat16 as the specification's reference
+// (ml_dtypes) and onnxruntime compute it.
+float bf16_value(int64_t code) {
+  return golden::fp_decode(uint32_t(code), golden::FpFormat::kBf16);
+}
+int64_t bf16_code(float v) { return int64_t(golden::fp_encode(v, golden::FpFormat::kBf16)); }
+bool bf16_is_nan(int64_t code) { return (code & 0x7FFF) > 0x7F80; }
 
 bool is_int_type(int32_t t) {
   return t == kOnnxUint8 || t == kOnnxInt8 || t == kOnnxInt32 || t == kOnnxInt64;
@@ -245,6 +255,16 @@ OnnxTensor dequantize(const OnnxNode& n, const std::vector<const OnnxTensor*>& i
 OnnxTensor clip(const OnnxNode& n, const std::vector<const OnnxTensor*>& in, bool relu) {
   const OnnxTensor& x = need(n, in, 0);
   OnnxTensor y = x;
+  if (x.is_bf16()) {
+    // Relu on bfloat16 codes: every negative value and -0 becomes +0, NaN stays. The same as the
+    // tensor unit's fused Relu (golden::fp_postprocess) before or after the bfloat16 rounding, so
+    // a Relu the runtime folds into a BF16 MatMul / Gemm / Conv and one it runs here agree.
+    if (!relu) fail(n, "unsupported: Clip on a bfloat16 tensor (Relu is supported)");
+    for (int64_t& c : y.ints) {
+      if ((c & 0x8000) && !bf16_is_nan(c)) c = 0;
+    }
+    return y;
+  }
   if (x.is_float()) {
     float lo = relu ? 0.0f : -std::numeric_limits<float>::infinity();
     float hi = std::numeric_limits<float>::infinity();
@@ -299,10 +319,41 @@ OnnxTensor add(const OnnxNode& n, const std::vector<const OnnxTensor*>& in) {
   const int64_t count = element_count(dims, n.name);
   for (int64_t i = 0; i < count; ++i) {
     const int64_t ia = broadcast_index(i, dims, a.dims), ib = broadcast_index(i, dims, b.dims);
-    if (a.is_float()) y.floats.push_back(f32_add(a.floats[ia], b.floats[ib]));
-    else y.ints.push_back(a.ints[ia] + b.ints[ib]);  // int32 add (tests keep it in range)
+    // bfloat16: the exact values added in float32, rounded once to bfloat16 (as the reference).
+    if (a.is_bf16()) {
+      y.ints.push_back(bf16_code(f32_add(bf16_value(a.ints[ia]), bf16_value(b.ints[ib]))));
+    } else if (a.is_float()) {
+      y.floats.push_back(f32_add(a.floats[ia], b.floats[ib]));
+    } else {
+      y.ints.push_back(a.ints[ia] + b.ints[ib]);  // int32 add (tests keep it in range)
+    }
   }
   return y;
+}
+
+// Cast between FLOAT and BFLOAT16 (and to its own type: a copy). float -> bfloat16 rounds to
+// nearest even (overflow to +-Inf, NaN to 0x7FC0); bfloat16 -> float is exact (NaN to the
+// canonical 0x7FC00000).
+OnnxTensor cast(const OnnxNode& n, const std::vector<const OnnxTensor*>& in) {
+  const OnnxTensor& x = need(n, in, 0);
+  const int64_t to = n.attr("to", 0);
+  if (to == x.elem_type) return x;
+  if (x.is_float() && to == kOnnxBfloat16) {
+    OnnxTensor y = like(x, x.dims);
+    y.elem_type = kOnnxBfloat16;
+    y.ints.reserve(x.floats.size());
+    for (float v : x.floats) y.ints.push_back(bf16_code(v));
+    return y;
+  }
+  if (x.is_bf16() && to == kOnnxFloat) {
+    OnnxTensor y = like(x, x.dims);
+    y.elem_type = kOnnxFloat;
+    y.floats.reserve(x.ints.size());
+    for (int64_t c : x.ints) y.floats.push_back(bf16_value(c));
+    return y;
+  }
+  fail(n, "unsupported: Cast from type " + std::to_string(x.elem_type) + " to type " +
+              std::to_string(to) + " (FLOAT <-> BFLOAT16 only)");
 }
 
 }  // namespace
@@ -698,6 +749,13 @@ bool host_op_supported(const OnnxNode& n, std::string* why) {
     if (why) *why = "MaxPool's Indices output is not supported";
     return false;
   }
+  if (n.op_type == "Cast") {
+    const int64_t to = n.attr("to", 0);
+    if (to != kOnnxFloat && to != kOnnxBfloat16) {
+      if (why) *why = "Cast to type " + std::to_string(to) + " (between FLOAT and BFLOAT16 only)";
+      return false;
+    }
+  }
   return true;
 }
 
@@ -715,6 +773,18 @@ std::vector<OnnxTensor> run_host_op(const OnnxNode& n, const std::vector<const O
         fail(n, "unsupported: " + op +
                     " on a float8 tensor (float8 is read by QuantizeLinear, DequantizeLinear and "
                     "data movement)");
+    }
+  }
+  // bfloat16 likewise: Cast, Relu and Add decode it, data movement copies the codes.
+  static const std::set<std::string> kBf16Ops = {"Cast",     "Relu",      "Add",      "Reshape",
+                                                 "Flatten",  "Transpose", "Concat",   "Pad",
+                                                 "Identity", "Squeeze",   "Unsqueeze"};
+  if (!kBf16Ops.count(op)) {
+    for (const OnnxTensor* t : in) {
+      if (t && t->is_bf16())
+        fail(n, "unsupported: " + op +
+                    " on a bfloat16 tensor (bfloat16 is read by Cast, Relu, Add, the tensor "
+                    "unit's MatMul / Gemm / Conv and data movement)");
     }
   }
   OnnxTensor y;
@@ -736,6 +806,7 @@ std::vector<OnnxTensor> run_host_op(const OnnxNode& n, const std::vector<const O
   else if (op == "Identity") y = need(n, in, 0);
   else if (op == "Squeeze") y = squeeze(n, in, false);
   else if (op == "Unsqueeze") y = squeeze(n, in, true);
+  else if (op == "Cast") y = cast(n, in);
   else fail(n, "unsupported: operator " + op);
   std::vector<OnnxTensor> out;
   out.push_back(std::move(y));

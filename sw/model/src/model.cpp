@@ -16,6 +16,7 @@
 
 #include "host_ops.hpp"
 #include "weft/error.hpp"
+#include "weft/golden/fp.hpp"
 #include "weft/onnx_graph.hpp"
 #include "weft/ops.hpp"
 #include "weft/simt.hpp"
@@ -79,6 +80,11 @@ struct TensorOp {
   bool fp8 = false;
   std::string fp_bias;
   int64_t y_dtype = 0;  // the QuantizeLinear's output_dtype attribute (0: none)
+  // The BF16 form (docs/model-runtime.md, "BF16 on the tensor unit"): a MatMul / Gemm / Conv of a
+  // bfloat16 input by bfloat16 weights (an initializer), FP32 sums in the tensor unit's tile
+  // order, the optional bias (`fp_bias`: an initializer of N or 1 BFLOAT16 / FLOAT values) and a
+  // following Relu in the output stage, a bfloat16 output.
+  bool bf16 = false;
 };
 
 struct Step {
@@ -176,6 +182,7 @@ struct Model::Impl {
   void plan_memory();
   void run_tensor_op(const Step& s, Values& v, LayerReport& r);
   void run_fp8_op(const Step& s, Values& v, LayerReport& r);
+  void run_bf16_op(const Step& s, Values& v, LayerReport& r);
   bool run_resident(size_t index, const Conv2dShape& cs, const std::vector<uint8_t>& filter_ohwi,
                     const GemmOptions& opt, const std::vector<int32_t>& channel_zps,
                     const OnnxTensor& x, const MatGeometry& mg, Values& v, LayerReport& r);
@@ -418,6 +425,113 @@ bool match_qdq(const OnnxGraph& g, const Uses& u, const OnnxNode& n, TensorOp* t
   return true;
 }
 
+// The element type of `value` as far as the file says it before anything runs: an initializer's
+// or graph input's declared type, a Cast's `to`, DequantizeLinear's float, and through the ops
+// whose output has their first input's type. 0 when it is not known (an op not listed).
+int32_t known_type(const OnnxGraph& g, const Uses& u, const std::string& value) {
+  if (const auto c = g.constants.find(value); c != g.constants.end()) return c->second.elem_type;
+  for (const OnnxValueInfo& in : g.inputs) {
+    if (in.name == value) return in.elem_type;
+  }
+  const auto p = u.producer.find(value);
+  if (p == u.producer.end()) return 0;
+  const OnnxNode& n = g.nodes[p->second];
+  if (!n.domain.empty()) return 0;
+  if (n.op_type == "Cast") return int32_t(n.attr("to", 0));
+  if (n.op_type == "DequantizeLinear") return kOnnxFloat;
+  static const std::set<std::string> same = {
+      "Relu",    "Clip",      "Identity", "Reshape", "Flatten",           "Transpose",
+      "Squeeze", "Unsqueeze", "Pad",      "Concat",  "MaxPool",           "AveragePool",
+      "Softmax", "Add",       "MatMul",   "Gemm",    "GlobalAveragePool", "Conv"};
+  if (same.count(n.op_type) && n.outputs.size() == 1 && !n.inputs.empty()) {
+    return known_type(g, u, n.inputs[0]);
+  }
+  return 0;
+}
+
+std::string type_text(int32_t t) {
+  switch (t) {
+    case kOnnxFloat: return "float32";
+    case kOnnxUint8: return "uint8";
+    case kOnnxInt8: return "int8";
+    case kOnnxInt32: return "int32";
+    case kOnnxInt64: return "int64";
+    case kOnnxBfloat16: return "bfloat16";
+    case kOnnxFloat8E4m3fn: return "float8e4m3fn";
+    case kOnnxFloat8E5m2: return "float8e5m2";
+  }
+  return "type " + std::to_string(t);
+}
+
+// A MatMul / Gemm / Conv of bfloat16 values (docs/model-runtime.md, "BF16 on the tensor unit"):
+// BFLOAT16 weights that are an initializer, or an input known to be BFLOAT16. Returns false when
+// the node is not of that form (the caller tries the QDQ forms); throws BAD_MODEL "unsupported:"
+// with the reason when it is but the tensor unit cannot take it. The input's type is checked
+// again when the step runs.
+bool match_bf16(const OnnxGraph& g, const Uses& u, const OnnxNode& n, TensorOp* t) {
+  const bool is_conv = n.op_type == "Conv", is_gemm = n.op_type == "Gemm";
+  const std::string x = input(n, 0), w = input(n, 1), b = input(n, 2);
+  const int32_t x_type = known_type(g, u, x), w_type = known_type(g, u, w);
+  if (x_type != kOnnxBfloat16 && w_type != kOnnxBfloat16) return false;
+  auto refuse = [&](const std::string& why) { bad_node(g.path, n, "unsupported: " + why); };
+  if (w_type != kOnnxBfloat16 || !g.constants.count(w)) {
+    refuse("a BF16 " + n.op_type +
+           " needs BFLOAT16 weights that are an initializer; its weights '" + w + "' are " +
+           (w_type ? type_text(w_type) : "of unknown type") +
+           (g.constants.count(w) ? "" : ", not an initializer") +
+           " (the tensor unit multiplies BF16 by BF16 only: store the weights as BFLOAT16)");
+  }
+  if (x_type != 0 && x_type != kOnnxBfloat16) {
+    refuse("its weights are BFLOAT16 and its input '" + x + "' is " + type_text(x_type) +
+           " (the tensor unit multiplies BF16 by BF16 only: Cast the input to BFLOAT16)");
+  }
+  const OnnxTensor& wt = g.constants.at(w);
+  if (is_gemm && (n.attr("transA", 0) != 0 || n.fattr("alpha", 1.0f) != 1.0f ||
+                  (!b.empty() && n.fattr("beta", 1.0f) != 1.0f))) {
+    refuse("a BF16 Gemm with transA, alpha or beta other than 0, 1, 1");
+  }
+  if (!is_conv && wt.dims.size() != 2) {
+    refuse("BF16 " + n.op_type + " weights of rank " + std::to_string(wt.dims.size()) +
+           " (2-D weights only)");
+  }
+  const bool rows_out = is_conv || (is_gemm && n.attr("transB", 0) != 0);  // [N][...] weights
+  const int64_t n_out = wt.dims.empty() ? -1 : rows_out ? wt.dims.front() : wt.dims.back();
+  if (!b.empty()) {
+    // The output stage adds one float32 per column: N values (Gemm's C also as 1 x N, or one
+    // value for every column), BFLOAT16 as ONNX types it or FLOAT.
+    const auto c = g.constants.find(b);
+    const OnnxTensor* bt = c == g.constants.end() ? nullptr : &c->second;
+    const bool typed = bt && (bt->is_bf16() || bt->is_float());
+    const bool shaped =
+        bt && ((bt->size() == n_out && (bt->dims.size() == 1 ||
+                                        (is_gemm && bt->dims == std::vector<int64_t>{1, n_out}))) ||
+               (is_gemm && bt->size() == 1 && bt->dims.size() <= 2));
+    if (!typed || !shaped) {
+      refuse("the bias of a BF16 " + n.op_type + " must be an initializer of " +
+             std::to_string(n_out) + " BFLOAT16 or FLOAT values" +
+             (is_gemm ? " (or 1 x N, or one value)" : "") +
+             " (the output stage adds one value per output channel)");
+    }
+  }
+  t->conv = is_conv;
+  t->bf16 = true;
+  t->label = n.op_type + " (BF16)";
+  t->x = x, t->w = w, t->fp_bias = b;
+  t->transpose_w = is_gemm && n.attr("transB", 0) != 0;
+  t->y = n.outputs.at(0);
+  t->folded = {n.name};
+  if (is_conv) conv_attrs(n, t);
+  // A Relu reading only this output folds into the output stage (negative values and -0 to +0,
+  // NaN through: what the host's bfloat16 Relu gives after the rounding too).
+  const OnnxNode* next = sole_consumer(g, u, t->y);
+  if (next && next->op_type == "Relu" && next->domain.empty()) {
+    t->relu = true;
+    t->y = next->outputs.at(0);
+    t->folded.push_back(next->name);
+  }
+  return true;
+}
+
 // QOperator nodes: the integer op itself.
 TensorOp qoperator_op(const OnnxNode& n) {
   TensorOp t;
@@ -462,7 +576,16 @@ void Model::Impl::lower() {
       s.t = qoperator_op(n);
     } else if (n.op_type == "Conv" || n.op_type == "MatMul" || n.op_type == "Gemm") {
       std::string why;
-      if (!match_qdq(g, u, n, &s.t, &why)) bad_node(g.path, n, "unsupported: " + why);
+      if (match_bf16(g, u, n, &s.t)) {
+        if (!dev->caps().tensor_fp) {
+          bad_node(g.path, n,
+                   "unsupported: BF16 operands need the tensor unit's FP modes, which this "
+                   "device does not have (CAP4.fp = 0); the runtime has no float MatMul / Conv "
+                   "on the host");
+        }
+      } else if (!match_qdq(g, u, n, &s.t, &why)) {
+        bad_node(g.path, n, "unsupported: " + why);
+      }
       if (s.t.fp8 && !dev->caps().tensor_fp) {
         bad_node(g.path, n,
                  "unsupported: FP8 operands need the tensor unit's FP8 modes, which this "
@@ -505,10 +628,11 @@ void Model::Impl::lower() {
       if (!model::host_op_supported(n, &why)) {
         bad_node(g.path, n, "unsupported: " + why +
                                 " (supported: QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger, "
-                                "QDQ Conv / MatMul / Gemm, and on the host QuantizeLinear, "
-                                "DequantizeLinear, Relu, Clip, Add, MaxPool, AveragePool, "
-                                "GlobalAveragePool, Softmax, Reshape, Flatten, Transpose, Concat, "
-                                "Pad, Identity, Squeeze, Unsqueeze)");
+                                "QDQ Conv / MatMul / Gemm, BF16 Conv / MatMul / Gemm, and on the "
+                                "host QuantizeLinear, DequantizeLinear, Cast (float <-> bfloat16), "
+                                "Relu, Clip, Add, MaxPool, AveragePool, GlobalAveragePool, Softmax, "
+                                "Reshape, Flatten, Transpose, Concat, Pad, Identity, Squeeze, "
+                                "Unsqueeze)");
       }
       s.where = Placement::kHost;
       s.note = "no tensor-unit or SIMT lowering for " + n.op_type;
@@ -650,15 +774,17 @@ void Model::Impl::plan_memory() {
   std::set<std::string> outputs;
   for (const auto& o : g.outputs) outputs.insert(o.name);
   for (const Step& s : steps) {
-    // FP8 steps run host-packed (the resident conv2d is integer): their outputs come back.
-    if (s.where != Placement::kTensorUnit || s.t.int32_out || s.t.fp8 || outputs.count(s.t.y))
+    // FP8 and BF16 steps run host-packed (the resident conv2d is integer): their outputs come
+    // back.
+    if (s.where != Placement::kTensorUnit || s.t.int32_out || s.t.fp8 || s.t.bf16 ||
+        outputs.count(s.t.y))
       continue;
     const auto it = readers.find(s.t.y);
     if (it == readers.end()) continue;
     const bool all_inputs = std::all_of(it->second.begin(), it->second.end(), [&](size_t r) {
       const Step& c = steps[r];
       return c.where == Placement::kTensorUnit && c.t.x == s.t.y && c.t.w != s.t.y &&
-             !c.t.int32_out && !c.t.fp8;
+             !c.t.int32_out && !c.t.fp8 && !c.t.bf16;
     });
     if (all_inputs) resident.insert(s.t.y);
   }
@@ -1151,7 +1277,7 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
 // saturation, where scale = fl32(fl32(x_scale * w_scale[n]) / y_scale) and bias = fl32(b[n] /
 // y_scale). That is the tensor unit's rule, not the specification's float path (which rounds
 // every dequantized product and sums in an unspecified order); the golden executor lowers the
-// same group the same way (weft/golden/onnx_exec.hpp, GraphOptions::fp8_tile_rows).
+// same group the same way (weft/golden/onnx_exec.hpp, GraphOptions::fp_tile_rows).
 void Model::Impl::run_fp8_op(const Step& s, Values& v, LayerReport& r) {
   const TensorOp& t = s.t;
   const std::string who = g.path + ": node " + s.node->name + " (" + t.label + ")";
@@ -1278,6 +1404,116 @@ void Model::Impl::run_fp8_op(const Step& s, Values& v, LayerReport& r) {
   r.note =
       "FP8 operands, FP32 sums in the tensor unit's tile order (its rule, not the "
       "specification's float path); operands packed by the host for this call";
+  v[t.y] = std::move(y);
+  release(t.x, size_t(&s - steps.data()));
+}
+
+// A BF16 MatMul / Gemm / Conv as one host-packed tensor-unit call: BF16 operands (two bytes per
+// element, little-endian codes), FP32 sums in the tensor unit's tile order (docs/tensor-unit.md,
+// "Floating-point modes": per k-tile of `rows` a float32 fma chain from +0, tiles added in
+// float32), then per column y = relu?(fl32(acc + bias[n])) rounded to nearest even into BF16.
+// That is the tensor unit's rule; the specification leaves the summation to the implementation
+// (onnx's reference sums in float32 in k order and rounds each op's result to bfloat16). The
+// golden executor computes the same rule (weft/golden/onnx_exec.hpp, GraphOptions::fp_tile_rows).
+void Model::Impl::run_bf16_op(const Step& s, Values& v, LayerReport& r) {
+  const TensorOp& t = s.t;
+  const std::string who = g.path + ": node " + s.node->name + " (" + t.label + ")";
+  materialize(t.x, v);
+  const OnnxTensor& x = get(v, t.x, who);
+  const OnnxTensor& w = get(v, t.w, who);
+  if (!x.is_bf16() || !w.is_bf16()) {
+    throw Error(Errc::kBadModel, who + ": unsupported: BFLOAT16 weights with a " +
+                                     type_text(x.elem_type) +
+                                     " input (the tensor unit multiplies BF16 by BF16 only: Cast "
+                                     "the input to BFLOAT16)");
+  }
+  Conv2dShape cs;
+  MatGeometry mg;
+  tensor_geometry(t, x, w, who, &cs, &mg);
+  if (mg.batched_w) throw Error(Errc::kBadModel, who + ": unsupported: batched BF16 weights");
+  const int64_t rows = mg.m, K = mg.k, N = mg.n;
+
+  GemmOptions opt;
+  opt.timeout = this->opt.timeout;
+  opt.a = {false, 0, ElemFormat::kBf16};
+  opt.w = {false, 0, ElemFormat::kBf16};
+  opt.out.format = ElemFormat::kBf16;
+  opt.out.relu = t.relu;  // scale left empty: 1.0, so fl32(acc * 1) = acc
+  if (!t.fp_bias.empty()) {
+    // The bias's exact values (a bfloat16 is a float32), one per column.
+    const OnnxTensor& b = get(v, t.fp_bias, who);
+    if ((!b.is_bf16() && !b.is_float()) || (b.size() != N && b.size() != 1)) {
+      throw Error(Errc::kBadModel, who + ": the bias must be " + std::to_string(N) +
+                                       " BFLOAT16 or FLOAT values");
+    }
+    for (int64_t j = 0; j < N; ++j) {
+      const size_t i = b.size() == 1 ? 0 : size_t(j);
+      opt.out.fp_bias.push_back(b.is_float() ? b.floats[i]
+                                             : golden::fp_decode(uint32_t(b.ints[i]),
+                                                                 golden::FpFormat::kBf16));
+    }
+  }
+
+  // Operands as little-endian 16-bit codes: A rows (NHWC pixels for a convolution), W as K x N
+  // (OHWI filters for a convolution; conv2d's im2col pads with +0).
+  std::vector<uint8_t> a_bytes(size_t(x.size()) * 2), w_bytes(size_t(K * N) * 2);
+  auto put = [](std::vector<uint8_t>& bytes, int64_t at, int64_t code) {
+    bytes[size_t(2 * at)] = uint8_t(code & 0xFF);
+    bytes[size_t(2 * at + 1)] = uint8_t((code >> 8) & 0xFF);
+  };
+  std::vector<uint16_t> out(size_t(rows * N));
+  OpStats st;
+  if (t.conv) {
+    const int64_t hw = int64_t(cs.h) * cs.w, khw = int64_t(cs.kh) * cs.kw;
+    for (int64_t nb = 0; nb < cs.n; ++nb)
+      for (int64_t c = 0; c < cs.c_in; ++c)
+        for (int64_t p = 0; p < hw; ++p)
+          put(a_bytes, (nb * hw + p) * cs.c_in + c, x.ints[size_t((nb * cs.c_in + c) * hw + p)]);
+    for (int64_t o = 0; o < N; ++o)
+      for (int64_t c = 0; c < cs.c_in; ++c)
+        for (int64_t p = 0; p < khw; ++p)
+          put(w_bytes, (o * khw + p) * cs.c_in + c, w.ints[size_t((o * cs.c_in + c) * khw + p)]);
+    st = conv2d(*dev, cs, a_bytes, w_bytes, out, opt);
+  } else {
+    for (int64_t i = 0; i < x.size(); ++i) put(a_bytes, i, x.ints[size_t(i)]);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j)
+        put(w_bytes, k * N + j,
+            t.transpose_w ? w.ints[size_t(j * K + k)] : w.ints[size_t(k * N + j)]);
+    st = gemm(*dev, int(rows), int(N), int(K), a_bytes, w_bytes, out, opt);
+  }
+
+  OnnxTensor y;
+  y.name = t.y;
+  y.elem_type = kOnnxBfloat16;
+  y.dims = mg.out_dims;
+  y.ints.resize(out.size());
+  if (t.conv) {
+    const int64_t hw = int64_t(cs.out_h()) * cs.out_w();
+    for (int64_t nb = 0; nb < cs.n; ++nb)
+      for (int64_t p = 0; p < hw; ++p)
+        for (int64_t c = 0; c < N; ++c)
+          y.ints[size_t((nb * N + c) * hw + p)] = out[size_t((nb * hw + p) * N + c)];
+  } else {
+    for (size_t i = 0; i < out.size(); ++i) y.ints[i] = out[i];
+  }
+  const Capabilities& cap = dev->caps();
+  r.macs = uint64_t(rows * N * K);
+  r.cycles = st.perf.c.cycles;
+  r.utilisation = r.cycles ? double(r.macs) / (double(r.cycles) * cap.rows * cap.cols) : 0;
+  r.dma_bytes = st.perf.c.dma_rd_bytes + st.perf.c.dma_wr_bytes;
+  r.wait_weights = st.perf.c.tu_wait_w, r.wait_activations = st.perf.c.tu_wait_a;
+  r.wait_drain = st.perf.c.tu_wait_drain;
+  r.dma_stall = st.perf.c.dma_rd_stall + st.perf.c.dma_wr_stall;
+  r.host_bytes = st.host_bytes_written + st.host_bytes_read;
+  if (t.conv) r.im2col_bytes = uint64_t(rows * K) * 2;
+  r.shape = dims_string(x.dims) + " -> " + dims_string(y.dims);
+  if (t.conv)
+    r.shape += ", k" + std::to_string(cs.kh) + "x" + std::to_string(cs.kw) + " s" +
+               std::to_string(cs.stride_h);
+  r.note =
+      "BF16 operands, FP32 sums in the tensor unit's tile order (its rule; the specification "
+      "leaves the summation open); operands packed by the host for this call";
   v[t.y] = std::move(y);
   release(t.x, size_t(&s - steps.data()));
 }
@@ -1557,6 +1793,7 @@ void Model::Impl::run_step(const Step& s, Values& v, LayerReport& r) {
   if (s.where == Placement::kTensorUnit) {
     r.op = s.t.label;
     if (s.t.fp8) return run_fp8_op(s, v, r);
+    if (s.t.bf16) return run_bf16_op(s, v, r);
     run_tensor_op(s, v, r);
     return;
   }
@@ -1594,16 +1831,21 @@ Model Model::load(Device& dev, const std::string& path, const ModelOptions& opt)
   impl->dev = &dev;
   impl->opt = opt;
   impl->g = load_onnx_graph(path);
-  if (impl->g.opset > 21) {
-    throw Error(Errc::kBadModel, path + ": unsupported: opset " + std::to_string(impl->g.opset) + " (the runtime knows opsets up to 21)");
+  // Opset 22 only added types to the operators here (bfloat16 to Conv and the pools) and wrote
+  // down the pools' ceil_mode rule the runtime follows (a window starting in the right padding is
+  // dropped); 23 changes more.
+  if (impl->g.opset > 22) {
+    throw Error(Errc::kBadModel, path + ": unsupported: opset " + std::to_string(impl->g.opset) +
+                                     " (the runtime knows opsets up to 22)");
   }
-  const std::set<int32_t> tensor_types = {kOnnxFloat, kOnnxUint8,        kOnnxInt8,      kOnnxInt32,
-                                          kOnnxInt64, kOnnxFloat8E4m3fn, kOnnxFloat8E5m2};
+  const std::set<int32_t> tensor_types = {kOnnxFloat, kOnnxUint8,        kOnnxInt8,
+                                          kOnnxInt32, kOnnxInt64,        kOnnxBfloat16,
+                                          kOnnxFloat8E4m3fn, kOnnxFloat8E5m2};
   for (const OnnxValueInfo& in : impl->g.inputs) {
     if (!tensor_types.count(in.elem_type)) {
       throw Error(Errc::kBadModel, path + ": unsupported: input '" + in.name +
-                                       "' is not a float32, uint8, int8, int32, int64 or float8 "
-                                       "(e4m3fn, e5m2) tensor (type " +
+                                       "' is not a float32, uint8, int8, int32, int64, bfloat16 "
+                                       "or float8 (e4m3fn, e5m2) tensor (type " +
                                        std::to_string(in.elem_type) +
                                        "; sequence, optional and map values are not supported)");
     }

@@ -95,10 +95,27 @@ OnnxTensor tensor_value(const onnx::TensorProto& t, const std::string& path) {
         }
       }
       break;
+    // BFLOAT16 (16) as its codes, the float32's top 16 bits (0..65535): raw_data holds two
+    // little-endian bytes per element, int32_data one code per element (ONNX stores the bits, not
+    // a value to convert). UINT16 (4) the same way: ONNX 1.12's node tests
+    // (test_cast_FLOAT_to_BFLOAT16 ...) store bfloat16 data as UINT16 tensors of the bits.
+    case onnx::TensorProto::BFLOAT16:
+    case onnx::TensorProto::UINT16:
+      if (has_raw) {
+        from_raw(uint16_t{}, put_int);
+      } else {
+        for (int32_t v : t.int32_data()) {
+          if (v < 0 || v > 0xFFFF) {
+            bad(path, "a 16-bit code " + std::to_string(v) + " outside 0..65535");
+          }
+          put_int(v);
+        }
+      }
+      break;
     default:
-      bad(path,
-          "element type " + std::to_string(t.data_type()) +
-              " is not read (FLOAT, UINT8, INT8, INT32, INT64, FLOAT8E4M3FN, FLOAT8E5M2 are)");
+      bad(path, "element type " + std::to_string(t.data_type()) +
+                    " is not read (FLOAT, UINT8, INT8, UINT16, INT32, INT64, BFLOAT16, "
+                    "FLOAT8E4M3FN, FLOAT8E5M2 are)");
   }
   const size_t got = out.floats.size() + out.ints.size();
   if (got != static_cast<size_t>(n)) {

@@ -359,7 +359,7 @@ TEST_P(Fp8Groups, OneTensorUnitStepEqualToGoldenWithinAnUlpOfTheReference) {
   weft::Device dev = weft::Device::open(GetParam());
   if (!dev.caps().tensor_fp) GTEST_SKIP() << GetParam() << " has no FP8 tensor modes";
   go::GraphOptions golden_opt;
-  golden_opt.fp8_tile_rows = int(dev.caps().rows);
+  golden_opt.fp_tile_rows = int(dev.caps().rows);
   int64_t total = 0, differ = 0, zero_sign = 0;
   for (const Group& grp : groups) {
     SCOPED_TRACE(grp.name + ": " + grp.what);
@@ -389,7 +389,7 @@ TEST_P(Fp8Groups, OneTensorUnitStepEqualToGoldenWithinAnUlpOfTheReference) {
       // sum, loses them when the large products come first (the tie 1.0625 -> 1.0 = 0x38).
       EXPECT_EQ(y.ints, (std::vector<int64_t>{0x39, 0, 0, 0x39}));
       go::GraphOptions float_path;
-      float_path.fp8_tile_rows = 0;
+      float_path.fp_tile_rows = 0;
       EXPECT_EQ(go::run_graph(g, sets[0].inputs, float_path).at("y").ints,
                 (std::vector<int64_t>{0x38, 0, 0, 0x39}));
     }

@@ -4,6 +4,8 @@
 // status 2 and a message saying what to fix.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -66,6 +68,33 @@ TEST(CliRun, ConvModelOnSimMatchesOnnxruntimeAndShowsTheBytesIm2colWouldMove) {
   const weft::npy::Array got = weft::npy::read((dir / (g.outputs[1].name + ".npy")).string());
   ASSERT_EQ(got.elements(), want.ints.size());
   for (size_t i = 0; i < want.ints.size(); ++i) ASSERT_EQ(got.at(i), want.ints[i]) << i;
+}
+
+// A bfloat16 model (scripts/onnx_bf16_nodes.py): its bfloat16 output printed as values and saved
+// as float32 (.npy has no bfloat16), each the reference's bfloat16 value exactly (one k-tile:
+// the tensor unit's sum is the reference's), --check bit-exact.
+TEST(CliRun, Bf16OutputIsPrintedAsValuesAndSavedAsFloat32) {
+  const fs::path c = fs::path(WEFT_ONNX_BF16_DIR) / "ops" / "matmul_k8_exact";
+  const fs::path dir = scratch();
+  const Outcome r = weft_run({(c / "model.onnx").string(), "-i", (c / "test_data_set_0" / "input_0.pb").string(), "-d", "ref://", "--check", "--layers", "--save", dir.string(), "--print", "4"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_NE(r.out.find("output   y: bfloat16 6x24 (144 values)"), std::string::npos) << show(r);
+  EXPECT_NE(r.out.find("MatMul (BF16)"), std::string::npos) << show(r);
+  EXPECT_NE(r.out.find("bit-exact with the golden executor"), std::string::npos) << show(r);
+  const weft::OnnxTensor want = weft::load_onnx_tensor((c / "test_data_set_0" / "output_0.pb").string());
+  const weft::npy::Array got = weft::npy::read((dir / "y.npy").string());
+  ASSERT_EQ(got.dtype, weft::npy::Dtype::kFloat32);
+  ASSERT_EQ(got.elements(), want.ints.size());
+  for (size_t i = 0; i < want.ints.size(); ++i) {
+    const uint32_t bits = uint32_t(want.ints[i]) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    ASSERT_EQ(got.at_float(i), f) << i;
+  }
+  // The first printed value is the first element's.
+  char first[32];
+  std::snprintf(first, sizeof first, "  [%g, ", double(got.at_float(0)));
+  EXPECT_NE(r.out.find(first), std::string::npos) << first << "\n" << show(r);
 }
 
 TEST(CliRun, JsonOnRefHasOutputsAndLayers) {

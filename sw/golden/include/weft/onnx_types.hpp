@@ -25,8 +25,10 @@ enum OnnxElemType : int32_t {
   kOnnxFloat = 1,
   kOnnxUint8 = 2,
   kOnnxInt8 = 3,
+  kOnnxUint16 = 4,  // read from files only: ONNX 1.12's node tests store bfloat16 bits as UINT16
   kOnnxInt32 = 6,
   kOnnxInt64 = 7,
+  kOnnxBfloat16 = 16,  // bfloat16: held as its 16-bit codes in OnnxTensor::ints (see OnnxTensor)
 };
 
 // A value's declared type: elem_type (OnnxElemType) and its dimensions (-1 for a symbolic or
@@ -38,8 +40,11 @@ struct OnnxValueInfo {
   bool has_shape = false;
 };
 
-// One tensor. Integer element types (UINT8, INT8, INT32, INT64) are held in `ints`, FLOAT in
-// `floats`; the other vector is empty.
+// One tensor. Integer element types (UINT8, INT8, UINT16, INT32, INT64) are held in `ints`, FLOAT
+// in `floats`; the other vector is empty. The narrow float types travel as their codes in `ints`,
+// so is_float() is false for them: BFLOAT16 as 0..65535 (the top half of the float32 bits),
+// FLOAT8E4M3FN / FLOAT8E5M2 (weft/onnx_graph.hpp) as 0..255. Only the ops that know the format
+// decode them (Cast, the quantization ops, the tensor unit); data movement copies codes.
 struct OnnxTensor {
   std::string name;
   int32_t elem_type = 0;
@@ -52,6 +57,7 @@ struct OnnxTensor {
     return n;
   }
   bool is_float() const { return elem_type == kOnnxFloat; }
+  bool is_bf16() const { return elem_type == kOnnxBfloat16; }
 };
 
 struct OnnxNode {

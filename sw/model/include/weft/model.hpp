@@ -8,8 +8,9 @@
 //
 // Loading lowers the graph once: QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger and the
 // QDQ groups DequantizeLinear -> Conv / MatMul / Gemm (-> Relu / Clip) -> QuantizeLinear become
-// tensor-unit operations with ONNX requantization; the other supported operators run on the host
-// with the specification's semantics. Every failure is a weft::Error: BAD_MODEL for a file or
+// tensor-unit operations with ONNX requantization (float8 groups in the FP8 mode), bfloat16
+// Conv / MatMul / Gemm (-> Relu) BF16 tensor-unit operations; the other supported operators run
+// on the host with the specification's semantics. Every failure is a weft::Error: BAD_MODEL for a file or
 // graph that cannot be run (naming the file, node, op and reason), BAD_ARGUMENT for inputs that do
 // not match the model, device codes from the device.
 #pragma once

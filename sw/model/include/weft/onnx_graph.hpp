@@ -28,7 +28,9 @@ OnnxGraph load_onnx_graph(const std::string& path);
 // One tensor: a TensorProto file (an ONNX test data set's input_<i>.pb / output_<i>.pb). Integer
 // element types (UINT8, INT8, INT32, INT64, ...) come in `ints`, FLOAT in `floats`, from raw_data
 // or the typed fields; FLOAT8E4M3FN / FLOAT8E5M2 as their codes in `ints` (raw_data bytes, or
-// int32_data with one code per element). Throws weft::Error(Errc::kBadModel) naming the file on a
+// int32_data with one code per element), BFLOAT16 and UINT16 as 16-bit codes in `ints` (raw_data
+// two little-endian bytes per element, or int32_data one code per element); initializers and
+// Constants alike. Throws weft::Error(Errc::kBadModel) naming the file on a
 // missing, malformed or inconsistent file (an element count that does not match the dimensions) or
 // another type.
 OnnxTensor load_onnx_tensor(const std::string& path);

@@ -21,6 +21,7 @@
 
 #include "../src/host_ops.hpp"
 #include "node_tests.hpp"
+#include "onnx_builder.hpp"
 #include "weft/error.hpp"
 #include "weft/golden/fp.hpp"
 #include "weft/golden/onnx_exec.hpp"
@@ -35,30 +36,12 @@ namespace go = weft::golden::onnx;
 using weft::kOnnxBfloat16;
 using weft::kOnnxFloat;
 
-// A directory for the models the tests build, removed when the test program ends.
-fs::path temp_dir() {
-  struct Dir {
-    fs::path path = fs::temp_directory_path() / ("weft_bf16_" + std::to_string(::getpid()));
-    Dir() { fs::create_directories(path); }
-    ~Dir() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  };
-  static const Dir dir;
-  return dir.path;
-}
+fs::path temp_dir() { return weft::test::scratch_dir("bf16"); }
 
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
+using weft::test::bits_of;
+using weft::test::error_of;
+using weft::test::f32_tensor;
+using weft::test::from_bits;
 
 // The bfloat16 code of a float32 by round to nearest even on the bits, written here apart from
 // golden::fp_encode: NaN to 0x7FC0, else (u + 0x7FFF + bit 16 of u) >> 16 (a carry into the
@@ -72,102 +55,18 @@ bool bf16_nan(int64_t c) { return (c & 0x7FFF) > 0x7F80; }
 // Position on the number line (sign-magnitude: +0 and -0 both 0, neighbours one apart).
 int64_t bf16_order(int64_t c) { return (c & 0x8000) ? -(c & 0x7FFF) : (c & 0x7FFF); }
 
-// A one-graph ONNX model built in place (default domain, the given opset).
-struct Builder {
-  onnx::ModelProto m;
-  onnx::GraphProto* g;
-  explicit Builder(int opset = 19) {
-    m.set_ir_version(9);
-    auto* o = m.add_opset_import();
-    o->set_domain("");
-    o->set_version(opset);
-    g = m.mutable_graph();
-    g->set_name("bf16");
-  }
-  void input(const std::string& name, int elem, std::vector<int64_t> dims) {
-    auto* v = g->add_input();
-    v->set_name(name);
-    v->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
-    auto* shape = v->mutable_type()->mutable_tensor_type()->mutable_shape();
-    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
-  }
-  void output(const std::string& name, int elem) {
-    auto* v = g->add_output();
-    v->set_name(name);
-    v->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
-  }
-  onnx::NodeProto* node(const std::string& op, std::vector<std::string> in,
-                        std::vector<std::string> out) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(op + "_" + out.at(0));
-    for (const auto& x : in) n->add_input(x);
-    for (const auto& y : out) n->add_output(y);
-    return n;
-  }
-  static void attr(onnx::NodeProto* n, const std::string& name, int64_t v) {
-    auto* a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(v);
-  }
-  void floats(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& v) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : dims) t->add_dims(d);
-    for (float f : v) t->add_float_data(f);
-  }
-  // bfloat16 codes, as raw_data (two little-endian bytes each) or int32_data (one code each).
-  void codes(const std::string& name, std::vector<int64_t> dims, const std::vector<int>& c,
+struct Builder : weft::test::ModelBuilder {
+  explicit Builder(int opset = 19) : ModelBuilder(opset, "bf16", temp_dir()) {}
+  using ModelBuilder::codes;
+  // bfloat16 codes (or another 16-bit element type), raw_data or int32_data.
+  void codes(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int>& c,
              bool int32_data = false, int elem = kOnnxBfloat16) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(elem);
-    for (int64_t d : dims) t->add_dims(d);
-    std::string raw;
-    for (int v : c) {
-      if (int32_data) {
-        t->add_int32_data(v);
-      } else {
-        raw.push_back(static_cast<char>(v & 0xFF));
-        raw.push_back(static_cast<char>((v >> 8) & 0xFF));
-      }
-    }
-    if (!int32_data) t->set_raw_data(raw);
-  }
-  std::string save(const std::string& file) const {
-    const std::string path = (temp_dir() / file).string();
-    std::ofstream(path, std::ios::binary) << m.SerializeAsString();
-    return path;
+    ModelBuilder::codes(name, elem, dims, c, int32_data);
   }
 };
 
-weft::OnnxTensor f32_tensor(std::vector<int64_t> dims, std::vector<float> v) {
-  weft::OnnxTensor t;
-  t.elem_type = kOnnxFloat;
-  t.dims = std::move(dims);
-  t.floats = std::move(v);
-  return t;
-}
 weft::OnnxTensor bf16_tensor(std::vector<int64_t> dims, std::vector<int64_t> codes) {
-  weft::OnnxTensor t;
-  t.elem_type = kOnnxBfloat16;
-  t.dims = std::move(dims);
-  t.ints = std::move(codes);
-  return t;
-}
-
-// The message of the weft::Error that `f` throws ("" when it throws none).
-template <class F>
-std::string error_of(F f, weft::Errc* code = nullptr) {
-  try {
-    f();
-  } catch (const weft::Error& e) {
-    if (code) *code = e.code();
-    return e.what();
-  }
-  return "";
+  return weft::test::code_tensor(kOnnxBfloat16, std::move(dims), std::move(codes));
 }
 
 // --- loader --------------------------------------------------------------------------------

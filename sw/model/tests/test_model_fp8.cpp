@@ -19,6 +19,7 @@
 
 #include "../src/host_ops.hpp"
 #include "node_tests.hpp"
+#include "onnx_builder.hpp"
 #include "weft/error.hpp"
 #include "weft/golden/onnx_exec.hpp"
 #include "weft/golden/onnx_ops.hpp"
@@ -33,124 +34,19 @@ namespace go = weft::golden::onnx;
 using weft::kOnnxFloat8E4m3fn;
 using weft::kOnnxFloat8E5m2;
 
-// A directory for the models the tests build, removed when the test program ends.
-fs::path temp_dir() {
-  struct Dir {
-    fs::path path = fs::temp_directory_path() / ("weft_fp8_" + std::to_string(::getpid()));
-    Dir() { fs::create_directories(path); }
-    ~Dir() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  };
-  static const Dir dir;
-  return dir.path;
-}
+fs::path temp_dir() { return weft::test::scratch_dir("fp8"); }
 
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
+using weft::test::bits_of;
+using weft::test::error_of;
+using weft::test::f32_tensor;
+using weft::test::from_bits;
 
-// A one-graph ONNX model built in place (default domain, the given opset).
-struct Builder {
-  onnx::ModelProto m;
-  onnx::GraphProto* g;
-  explicit Builder(int opset) {
-    m.set_ir_version(9);
-    auto* o = m.add_opset_import();
-    o->set_domain("");
-    o->set_version(opset);
-    g = m.mutable_graph();
-    g->set_name("fp8");
-  }
-  void input(const std::string& name, int elem, std::vector<int64_t> dims) {
-    auto* v = g->add_input();
-    v->set_name(name);
-    v->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
-    auto* shape = v->mutable_type()->mutable_tensor_type()->mutable_shape();
-    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
-  }
-  void output(const std::string& name, int elem) {
-    auto* v = g->add_output();
-    v->set_name(name);
-    v->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
-  }
-  onnx::NodeProto* node(const std::string& op, std::vector<std::string> in,
-                        std::vector<std::string> out) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(op + "_" + out.at(0));
-    for (const auto& x : in) n->add_input(x);
-    for (const auto& y : out) n->add_output(y);
-    return n;
-  }
-  static void attr(onnx::NodeProto* n, const std::string& name, int64_t v) {
-    auto* a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(v);
-  }
-  void scalar_f32(const std::string& name, float v) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    t->add_float_data(v);
-  }
-  // Float8 codes, as raw_data or (int32_data) one code per element.
-  void codes(const std::string& name, int elem, std::vector<int64_t> dims,
-             const std::vector<int>& c, bool int32_data = false) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(elem);
-    for (int64_t d : dims) t->add_dims(d);
-    std::string raw;
-    for (int v : c) {
-      if (int32_data)
-        t->add_int32_data(v);
-      else
-        raw.push_back(static_cast<char>(v));
-    }
-    if (!int32_data) t->set_raw_data(raw);
-  }
-  std::string save(const std::string& file) const {
-    const std::string path = (temp_dir() / file).string();
-    std::ofstream(path, std::ios::binary) << m.SerializeAsString();
-    return path;
-  }
+struct Builder : weft::test::ModelBuilder {
+  explicit Builder(int opset) : ModelBuilder(opset, "fp8", temp_dir()) {}
 };
 
-weft::OnnxTensor f32_tensor(std::vector<int64_t> dims, std::vector<float> v) {
-  weft::OnnxTensor t;
-  t.elem_type = weft::kOnnxFloat;
-  t.dims = std::move(dims);
-  t.floats = std::move(v);
-  return t;
-}
 weft::OnnxTensor fp8_tensor(int elem, std::vector<int64_t> dims, std::vector<int64_t> codes) {
-  weft::OnnxTensor t;
-  t.elem_type = elem;
-  t.dims = std::move(dims);
-  t.ints = std::move(codes);
-  return t;
-}
-
-// The message of the weft::Error that `f` throws ("" when it throws none).
-template <class F>
-std::string error_of(F f, weft::Errc* code = nullptr) {
-  try {
-    f();
-  } catch (const weft::Error& e) {
-    if (code) *code = e.code();
-    return e.what();
-  }
-  return "";
+  return weft::test::code_tensor(elem, std::move(dims), std::move(codes));
 }
 
 TEST(Fp8Loader, ReadsCodesFromRawDataAndInt32Data) {

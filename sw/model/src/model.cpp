@@ -183,6 +183,10 @@ struct Model::Impl {
   void run_tensor_op(const Step& s, Values& v, LayerReport& r);
   void run_fp8_op(const Step& s, Values& v, LayerReport& r);
   void run_bf16_op(const Step& s, Values& v, LayerReport& r);
+  template <class T>
+  void run_fp_codes(const Step& s, const OnnxTensor& x, const OnnxTensor& w, const Conv2dShape& cs,
+                    const MatGeometry& mg, const GemmOptions& opt, int32_t y_type, Values& v,
+                    LayerReport& r, const char* note);
   bool run_resident(size_t index, const Conv2dShape& cs, const std::vector<uint8_t>& filter_ohwi,
                     const GemmOptions& opt, const std::vector<int32_t>& channel_zps,
                     const OnnxTensor& x, const MatGeometry& mg, Values& v, LayerReport& r);
@@ -1270,6 +1274,77 @@ void Model::Impl::run_tensor_op(const Step& s, Values& v, LayerReport& r) {
   release(t.x, index);
 }
 
+// One FP tensor-unit call on element codes (float8: one byte, T = uint8_t; bfloat16: two,
+// little-endian, T = uint16_t), shared by the FP8 and BF16 forms: x's codes as A rows (NCHW ->
+// NHWC pixels for a convolution, whose im2col pads with code 0, +0), w's as K x N (OIHW -> OHWI
+// filters), the device's codes back into y (NHWC -> NCHW), and the layer report.
+template <class T>
+void Model::Impl::run_fp_codes(const Step& s, const OnnxTensor& x, const OnnxTensor& w,
+                               const Conv2dShape& cs, const MatGeometry& mg, const GemmOptions& opt,
+                               int32_t y_type, Values& v, LayerReport& r, const char* note) {
+  const TensorOp& t = s.t;
+  const int64_t rows = mg.m, K = mg.k, N = mg.n;
+  constexpr size_t kBytes = sizeof(T);
+  std::vector<uint8_t> a_bytes(size_t(x.size()) * kBytes), w_bytes(size_t(K * N) * kBytes);
+  auto put = [](std::vector<uint8_t>& bytes, int64_t at, int64_t code) {
+    for (size_t b = 0; b < kBytes; ++b) bytes[size_t(at) * kBytes + b] = uint8_t(code >> (8 * b));
+  };
+  std::vector<T> out(size_t(rows * N));
+  OpStats st;
+  if (t.conv) {
+    const int64_t hw = int64_t(cs.h) * cs.w, khw = int64_t(cs.kh) * cs.kw;
+    for (int64_t nb = 0; nb < cs.n; ++nb)
+      for (int64_t c = 0; c < cs.c_in; ++c)
+        for (int64_t p = 0; p < hw; ++p)
+          put(a_bytes, (nb * hw + p) * cs.c_in + c, x.ints[size_t((nb * cs.c_in + c) * hw + p)]);
+    for (int64_t o = 0; o < N; ++o)
+      for (int64_t c = 0; c < cs.c_in; ++c)
+        for (int64_t p = 0; p < khw; ++p)
+          put(w_bytes, (o * khw + p) * cs.c_in + c, w.ints[size_t((o * cs.c_in + c) * khw + p)]);
+    st = conv2d(*dev, cs, a_bytes, w_bytes, std::span<T>(out), opt);
+  } else {
+    for (int64_t i = 0; i < x.size(); ++i) put(a_bytes, i, x.ints[size_t(i)]);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j)
+        put(w_bytes, k * N + j,
+            t.transpose_w ? w.ints[size_t(j * K + k)] : w.ints[size_t(k * N + j)]);
+    st = gemm(*dev, int(rows), int(N), int(K), a_bytes, w_bytes, std::span<T>(out), opt);
+  }
+
+  OnnxTensor y;
+  y.name = t.y;
+  y.elem_type = y_type;
+  y.dims = mg.out_dims;
+  y.ints.resize(out.size());
+  if (t.conv) {
+    const int64_t hw = int64_t(cs.out_h()) * cs.out_w();
+    for (int64_t nb = 0; nb < cs.n; ++nb)
+      for (int64_t p = 0; p < hw; ++p)
+        for (int64_t c = 0; c < N; ++c)
+          y.ints[size_t((nb * N + c) * hw + p)] = out[size_t((nb * hw + p) * N + c)];
+  } else {
+    for (size_t i = 0; i < out.size(); ++i) y.ints[i] = out[i];
+  }
+  const Capabilities& cap = dev->caps();
+  r.macs = uint64_t(rows * N * K);
+  r.cycles = st.perf.c.cycles;
+  r.utilisation = r.cycles ? double(r.macs) / (double(r.cycles) * cap.rows * cap.cols) : 0;
+  r.dma_bytes = st.perf.c.dma_rd_bytes + st.perf.c.dma_wr_bytes;
+  r.wait_weights = st.perf.c.tu_wait_w, r.wait_activations = st.perf.c.tu_wait_a;
+  r.wait_drain = st.perf.c.tu_wait_drain;
+  r.dma_stall = st.perf.c.dma_rd_stall + st.perf.c.dma_wr_stall;
+  r.host_bytes =
+      gemm_footprint(cap, uint64_t(rows), uint64_t(N), uint64_t(K), false, kBytes == 2).total();
+  if (t.conv) r.im2col_bytes = uint64_t(rows * K) * kBytes;
+  r.shape = dims_string(x.dims) + " -> " + dims_string(y.dims);
+  if (t.conv)
+    r.shape += ", k" + std::to_string(cs.kh) + "x" + std::to_string(cs.kw) + " s" +
+               std::to_string(cs.stride_h);
+  r.note = note;
+  v[t.y] = std::move(y);
+  release(t.x, size_t(&s - steps.data()));
+}
+
 // The FP8 form of a QDQ MatMul / Gemm / Conv as one host-packed tensor-unit call (the resident
 // implicit-GEMM path is integer only): FP8 operands as they are (one byte per element), FP32 sums
 // in the tensor unit's tile order (docs/tensor-unit.md, "Floating-point modes"), then per column
@@ -1319,7 +1394,7 @@ void Model::Impl::run_fp8_op(const Step& s, Values& v, LayerReport& r) {
   MatGeometry mg;
   tensor_geometry(t, x, w, who, &cs, &mg);
   if (mg.batched_w) throw Error(Errc::kBadModel, who + ": unsupported: batched FP8 weights");
-  const int64_t rows = mg.m, K = mg.k, N = mg.n;
+  const int64_t N = mg.n;
 
   const float xs = scalar_float(v, t.x_scale, who), ys = scalar_float(v, t.y_scale, who);
   const std::vector<float> ws = floats_of(v, t.w_scale, who);
@@ -1348,64 +1423,10 @@ void Model::Impl::run_fp8_op(const Step& s, Values& v, LayerReport& r) {
     }
   }
 
-  std::vector<uint8_t> a_bytes(size_t(x.size())), w_bytes(size_t(K * N)), out(size_t(rows * N));
-  OpStats st;
-  if (t.conv) {
-    // NCHW -> NHWC input, OIHW -> OHWI filter (conv2d's im2col pads with code 0, +0).
-    const int64_t hw = int64_t(cs.h) * cs.w, khw = int64_t(cs.kh) * cs.kw;
-    for (int64_t nb = 0; nb < cs.n; ++nb)
-      for (int64_t c = 0; c < cs.c_in; ++c)
-        for (int64_t p = 0; p < hw; ++p)
-          a_bytes[size_t((nb * hw + p) * cs.c_in + c)] =
-              uint8_t(x.ints[size_t((nb * cs.c_in + c) * hw + p)]);
-    for (int64_t o = 0; o < N; ++o)
-      for (int64_t c = 0; c < cs.c_in; ++c)
-        for (int64_t p = 0; p < khw; ++p)
-          w_bytes[size_t((o * khw + p) * cs.c_in + c)] =
-              uint8_t(w.ints[size_t((o * cs.c_in + c) * khw + p)]);
-    st = conv2d(*dev, cs, a_bytes, w_bytes, out, opt);
-  } else {
-    for (size_t i = 0; i < a_bytes.size(); ++i) a_bytes[i] = uint8_t(x.ints[i]);
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t j = 0; j < N; ++j)
-        w_bytes[size_t(k * N + j)] =
-            uint8_t(t.transpose_w ? w.ints[size_t(j * K + k)] : w.ints[size_t(k * N + j)]);
-    st = gemm(*dev, int(rows), int(N), int(K), a_bytes, w_bytes, out, opt);
-  }
-
-  OnnxTensor y;
-  y.name = t.y;
-  y.elem_type = y_type;
-  y.dims = mg.out_dims;
-  y.ints.resize(out.size());
-  if (t.conv) {
-    const int64_t hw = int64_t(cs.out_h()) * cs.out_w();
-    for (int64_t nb = 0; nb < cs.n; ++nb)
-      for (int64_t p = 0; p < hw; ++p)
-        for (int64_t c = 0; c < N; ++c)
-          y.ints[size_t((nb * N + c) * hw + p)] = out[size_t((nb * hw + p) * N + c)];
-  } else {
-    for (size_t i = 0; i < out.size(); ++i) y.ints[i] = out[i];
-  }
-  const Capabilities& cap = dev->caps();
-  r.macs = uint64_t(rows * N * K);
-  r.cycles = st.perf.c.cycles;
-  r.utilisation = r.cycles ? double(r.macs) / (double(r.cycles) * cap.rows * cap.cols) : 0;
-  r.dma_bytes = st.perf.c.dma_rd_bytes + st.perf.c.dma_wr_bytes;
-  r.wait_weights = st.perf.c.tu_wait_w, r.wait_activations = st.perf.c.tu_wait_a;
-  r.wait_drain = st.perf.c.tu_wait_drain,
-  r.dma_stall = st.perf.c.dma_rd_stall + st.perf.c.dma_wr_stall;
-  r.host_bytes = gemm_footprint(cap, uint64_t(rows), uint64_t(N), uint64_t(K), false).total();
-  if (t.conv) r.im2col_bytes = uint64_t(rows * K);
-  r.shape = dims_string(x.dims) + " -> " + dims_string(y.dims);
-  if (t.conv)
-    r.shape += ", k" + std::to_string(cs.kh) + "x" + std::to_string(cs.kw) + " s" +
-               std::to_string(cs.stride_h);
-  r.note =
+  run_fp_codes<uint8_t>(
+      s, x, w, cs, mg, opt, y_type, v, r,
       "FP8 operands, FP32 sums in the tensor unit's tile order (its rule, not the "
-      "specification's float path); operands packed by the host for this call";
-  v[t.y] = std::move(y);
-  release(t.x, size_t(&s - steps.data()));
+      "specification's float path); operands packed by the host for this call");
 }
 
 // A BF16 MatMul / Gemm / Conv as one host-packed tensor-unit call: BF16 operands (two bytes per
@@ -1431,7 +1452,7 @@ void Model::Impl::run_bf16_op(const Step& s, Values& v, LayerReport& r) {
   MatGeometry mg;
   tensor_geometry(t, x, w, who, &cs, &mg);
   if (mg.batched_w) throw Error(Errc::kBadModel, who + ": unsupported: batched BF16 weights");
-  const int64_t rows = mg.m, K = mg.k, N = mg.n;
+  const int64_t N = mg.n;
 
   GemmOptions opt;
   opt.timeout = this->opt.timeout;
@@ -1454,68 +1475,10 @@ void Model::Impl::run_bf16_op(const Step& s, Values& v, LayerReport& r) {
     }
   }
 
-  // Operands as little-endian 16-bit codes: A rows (NHWC pixels for a convolution), W as K x N
-  // (OHWI filters for a convolution; conv2d's im2col pads with +0).
-  std::vector<uint8_t> a_bytes(size_t(x.size()) * 2), w_bytes(size_t(K * N) * 2);
-  auto put = [](std::vector<uint8_t>& bytes, int64_t at, int64_t code) {
-    bytes[size_t(2 * at)] = uint8_t(code & 0xFF);
-    bytes[size_t(2 * at + 1)] = uint8_t((code >> 8) & 0xFF);
-  };
-  std::vector<uint16_t> out(size_t(rows * N));
-  OpStats st;
-  if (t.conv) {
-    const int64_t hw = int64_t(cs.h) * cs.w, khw = int64_t(cs.kh) * cs.kw;
-    for (int64_t nb = 0; nb < cs.n; ++nb)
-      for (int64_t c = 0; c < cs.c_in; ++c)
-        for (int64_t p = 0; p < hw; ++p)
-          put(a_bytes, (nb * hw + p) * cs.c_in + c, x.ints[size_t((nb * cs.c_in + c) * hw + p)]);
-    for (int64_t o = 0; o < N; ++o)
-      for (int64_t c = 0; c < cs.c_in; ++c)
-        for (int64_t p = 0; p < khw; ++p)
-          put(w_bytes, (o * khw + p) * cs.c_in + c, w.ints[size_t((o * cs.c_in + c) * khw + p)]);
-    st = conv2d(*dev, cs, a_bytes, w_bytes, out, opt);
-  } else {
-    for (int64_t i = 0; i < x.size(); ++i) put(a_bytes, i, x.ints[size_t(i)]);
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t j = 0; j < N; ++j)
-        put(w_bytes, k * N + j,
-            t.transpose_w ? w.ints[size_t(j * K + k)] : w.ints[size_t(k * N + j)]);
-    st = gemm(*dev, int(rows), int(N), int(K), a_bytes, w_bytes, out, opt);
-  }
-
-  OnnxTensor y;
-  y.name = t.y;
-  y.elem_type = kOnnxBfloat16;
-  y.dims = mg.out_dims;
-  y.ints.resize(out.size());
-  if (t.conv) {
-    const int64_t hw = int64_t(cs.out_h()) * cs.out_w();
-    for (int64_t nb = 0; nb < cs.n; ++nb)
-      for (int64_t p = 0; p < hw; ++p)
-        for (int64_t c = 0; c < N; ++c)
-          y.ints[size_t((nb * N + c) * hw + p)] = out[size_t((nb * hw + p) * N + c)];
-  } else {
-    for (size_t i = 0; i < out.size(); ++i) y.ints[i] = out[i];
-  }
-  const Capabilities& cap = dev->caps();
-  r.macs = uint64_t(rows * N * K);
-  r.cycles = st.perf.c.cycles;
-  r.utilisation = r.cycles ? double(r.macs) / (double(r.cycles) * cap.rows * cap.cols) : 0;
-  r.dma_bytes = st.perf.c.dma_rd_bytes + st.perf.c.dma_wr_bytes;
-  r.wait_weights = st.perf.c.tu_wait_w, r.wait_activations = st.perf.c.tu_wait_a;
-  r.wait_drain = st.perf.c.tu_wait_drain;
-  r.dma_stall = st.perf.c.dma_rd_stall + st.perf.c.dma_wr_stall;
-  r.host_bytes = st.host_bytes_written + st.host_bytes_read;
-  if (t.conv) r.im2col_bytes = uint64_t(rows * K) * 2;
-  r.shape = dims_string(x.dims) + " -> " + dims_string(y.dims);
-  if (t.conv)
-    r.shape += ", k" + std::to_string(cs.kh) + "x" + std::to_string(cs.kw) + " s" +
-               std::to_string(cs.stride_h);
-  r.note =
-      "BF16 operands, FP32 sums in the tensor unit's tile order (its rule; the specification "
-      "leaves the summation open); operands packed by the host for this call";
-  v[t.y] = std::move(y);
-  release(t.x, size_t(&s - steps.data()));
+  run_fp_codes<uint16_t>(s, x, w, cs, mg, opt, kOnnxBfloat16, v, r,
+                         "BF16 operands, FP32 sums in the tensor unit's tile order (its rule; the "
+                         "specification leaves the summation open); operands packed by the host "
+                         "for this call");
 }
 
 std::string Model::Impl::kernel_path(const std::string& kernel) const {

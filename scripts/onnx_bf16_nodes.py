@@ -50,8 +50,8 @@ try:
     import ml_dtypes
     import numpy as np
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
-    from onnx.reference import ReferenceEvaluator
+    from onnx import TensorProto
+    from onnx_node_case import NodeCase
 except ImportError as e:  # the build calls this script: say how to get the packages
     sys.stderr.write(
         f"onnx_bf16_nodes.py: missing Python package ({e}); run `make setup` "
@@ -68,89 +68,16 @@ def bf16(values):
     return np.asarray(values, np.float32).astype(NPBF).view(np.uint16)
 
 
-def tensor(name, arr, elem, int32_data=False):
-    """A TensorProto: float32 / int64 by numpy_helper, bfloat16 codes (a uint16 array) as raw_data
-    (two little-endian bytes per element) or int32_data (one code per element), written by hand:
-    the codes as they are."""
-    arr = np.asarray(arr)
-    if elem != BF16:
-        return numpy_helper.from_array(arr.astype(helper.tensor_dtype_to_np_dtype(elem)), name)
-    t = TensorProto()
-    t.name = name
-    t.data_type = BF16
-    t.dims.extend(arr.shape)
-    codes = arr.astype(np.uint16).reshape(-1)
-    if int32_data:
-        t.int32_data.extend(int(c) for c in codes)
-    else:
-        t.raw_data = codes.astype("<u2").tobytes()
-    return t
-
-
-def to_ref(arr, elem):
-    """The reference evaluator's view of an input: ml_dtypes' bfloat16 for codes."""
-    if elem == BF16:
-        return np.asarray(arr, np.uint16).view(NPBF)
-    return np.asarray(arr, helper.tensor_dtype_to_np_dtype(elem))
-
-
-class Test:
-    """One test model: graph inputs (name, elem, values), initializers, nodes, outputs."""
+class Test(NodeCase):
+    """One test model: graph inputs (name, elem, values), initializers, nodes, outputs; `expect`
+    says how the runtime relates to the reference (see the module's docstring)."""
 
     def __init__(self, name, what, opset=19, expect=None):
-        self.name, self.what, self.opset, self.expect = name, what, opset, expect
-        self.inputs, self.nodes, self.outputs, self.inits = [], [], [], []
-        self.int32_data = set()
-
-    def init(self, name, elem, values):
-        self.inits.append(tensor(name, np.asarray(values), elem))
-        return name
-
-    def input(self, name, elem, values, int32_data=False):
-        self.inputs.append((name, elem, np.asarray(values)))
-        if int32_data:
-            self.int32_data.add(name)
-        return name
-
-    def node(self, op, inputs, outputs, **attrs):
-        name = f"{op}_{len(self.nodes)}"
-        self.nodes.append(helper.make_node(op, inputs, outputs, name=name, **attrs))
-        return outputs[0]
-
-    def output(self, name, elem):
-        self.outputs.append((name, elem))
-
-    def model(self, out_shapes=None):
-        ins = [helper.make_tensor_value_info(n, e, list(v.shape)) for n, e, v in self.inputs]
-        shapes = out_shapes or [None] * len(self.outputs)
-        outs = [helper.make_tensor_value_info(n, e, s) for (n, e), s in zip(self.outputs, shapes)]
-        g = helper.make_graph(self.nodes, self.name, ins, outs, initializer=self.inits)
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)],
-                              producer_name="weft onnx_bf16_nodes.py")
-        m.ir_version = 9 if self.opset < 21 else 10
-        if out_shapes:
-            onnx.checker.check_model(m, full_check=True)
-        return m
+        super().__init__(name, what, opset, "weft onnx_bf16_nodes.py")
+        self.expect = expect
 
     def write(self, root):
-        feeds = {n: to_ref(v, e) for n, e, v in self.inputs}
-        outs = ReferenceEvaluator(self.model()).run(None, feeds)
-        m = self.model([list(np.asarray(y).shape) for y in outs])
-        d = os.path.join(root, self.name)
-        os.makedirs(os.path.join(d, "test_data_set_0"))
-        with open(os.path.join(d, "model.onnx"), "wb") as f:
-            f.write(m.SerializeToString())
-        for i, (n, e, v) in enumerate(self.inputs):
-            with open(os.path.join(d, "test_data_set_0", f"input_{i}.pb"), "wb") as f:
-                f.write(tensor(n, v, e, n in self.int32_data).SerializeToString())
-        for i, ((n, e), y) in enumerate(zip(self.outputs, outs)):
-            y = np.asarray(y)
-            if e == BF16:
-                assert y.dtype == NPBF, f"{self.name}: output {n} is {y.dtype}"
-                y = y.view(np.uint16)
-            with open(os.path.join(d, "test_data_set_0", f"output_{i}.pb"), "wb") as f:
-                f.write(tensor(n, y, e).SerializeToString())
-        return outs
+        return super().write(root)[2]
 
 
 def f32_bits(bits):

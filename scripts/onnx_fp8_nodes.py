@@ -38,7 +38,7 @@ try:
     import numpy as np
     import onnx
     from onnx import TensorProto, helper, numpy_helper
-    from onnx.reference import ReferenceEvaluator
+    from onnx_node_case import NodeCase, tensor
 except ImportError as e:  # the build calls this script: say how to get the packages
     sys.stderr.write(
         f"onnx_fp8_nodes.py: missing Python package ({e}); run `make setup` "
@@ -88,87 +88,14 @@ def random_floats(rng, n):
     return (sign * mant * np.exp2(exp)).astype(np.float32)
 
 
-def tensor(name, arr, elem, int32_data=False):
-    """A TensorProto: float32 / int64 by numpy_helper, float8 codes (a uint8 array) as raw_data or
-    int32_data (written by hand: the codes as they are, not values to convert)."""
-    arr = np.asarray(arr)
-    if elem not in NP8:
-        return numpy_helper.from_array(arr.astype(helper.tensor_dtype_to_np_dtype(elem)), name)
-    t = TensorProto()
-    t.name = name
-    t.data_type = elem
-    t.dims.extend(arr.shape)
-    codes = arr.astype(np.uint8).reshape(-1)
-    if int32_data:
-        t.int32_data.extend(int(c) for c in codes)
-    else:
-        t.raw_data = codes.tobytes()
-    return t
-
-
-def to_ref(arr, elem):
-    """The reference evaluator's view of an input: the float8 dtype for codes, else as typed."""
-    if elem in NP8:
-        return np.asarray(arr, np.uint8).view(NP8[elem])
-    return np.asarray(arr, helper.tensor_dtype_to_np_dtype(elem))
-
-
-class Test:
+class Test(NodeCase):
     """One node test: graph inputs (name, elem, values), nodes, outputs (name, elem)."""
 
     def __init__(self, name, what, opset=19):
-        self.name, self.what, self.opset = name, what, opset
-        self.inputs, self.nodes, self.outputs, self.inits = [], [], [], []
-        self.int32_data = set()
-
-    def init(self, name, elem, values):
-        """An initializer (the groups' weights, scales, zero points and bias)."""
-        self.inits.append(tensor(name, np.asarray(values), elem))
-        return name
-
-    def input(self, name, elem, values, int32_data=False):
-        values = np.asarray(values)
-        self.inputs.append((name, elem, values))
-        if int32_data:
-            self.int32_data.add(name)
-        return name
-
-    def node(self, op, inputs, outputs, **attrs):
-        name = f"{op}_{len(self.nodes)}"
-        self.nodes.append(helper.make_node(op, inputs, outputs, name=name, **attrs))
-        return outputs[0]
-
-    def output(self, name, elem):
-        self.outputs.append((name, elem))
-
-    def model(self, out_shapes=None):
-        """The model; the outputs' shapes (which the checker wants) once they are known."""
-        ins = [helper.make_tensor_value_info(n, e, list(v.shape)) for n, e, v in self.inputs]
-        shapes = out_shapes or [None] * len(self.outputs)
-        outs = [helper.make_tensor_value_info(n, e, s) for (n, e), s in zip(self.outputs, shapes)]
-        g = helper.make_graph(self.nodes, self.name, ins, outs, initializer=self.inits)
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)],
-                              producer_name="weft onnx_fp8_nodes.py")
-        m.ir_version = 9 if self.opset < 21 else 10
-        if out_shapes:
-            onnx.checker.check_model(m, full_check=True)
-        return m
+        super().__init__(name, what, opset, "weft onnx_fp8_nodes.py")
 
     def write(self, root, ort_notes):
-        feeds = {n: to_ref(v, e) for n, e, v in self.inputs}
-        outs = ReferenceEvaluator(self.model()).run(None, feeds)
-        m = self.model([list(np.asarray(y).shape) for y in outs])
-        d = os.path.join(root, self.name)
-        os.makedirs(os.path.join(d, "test_data_set_0"))
-        with open(os.path.join(d, "model.onnx"), "wb") as f:
-            f.write(m.SerializeToString())
-        for i, (n, e, v) in enumerate(self.inputs):
-            with open(os.path.join(d, "test_data_set_0", f"input_{i}.pb"), "wb") as f:
-                f.write(tensor(n, v, e, n in self.int32_data).SerializeToString())
-        for i, ((n, e), y) in enumerate(zip(self.outputs, outs)):
-            arr = np.asarray(y).view(np.uint8) if e in NP8 else np.asarray(y)
-            with open(os.path.join(d, "test_data_set_0", f"output_{i}.pb"), "wb") as f:
-                f.write(tensor(n, arr, e).SerializeToString())
+        m, feeds, outs = super().write(root)
         ort_notes.extend(compare_with_ort(self, m, feeds, outs))
         return sum(np.asarray(y).size for y in outs)
 

@@ -257,11 +257,12 @@ function(weft_gtest name)
 endfunction()
 
 # weft_python_reference(<target> SCRIPT <script.py> OUT_DIR <dir> OUTPUTS <files in dir...>
-#                       [SEED <n>] COMMENT <text>): runs `python3 <script> --out-dir <dir>
-# [--seed <n>]` at build time (target <target>, part of ALL) when the script or the seed changes.
+#                       [MODULES <scripts/*.py the script imports...>] [SEED <n>] COMMENT <text>):
+# runs `python3 <script> --out-dir <dir> [--seed <n>]` at build time (target <target>, part of
+# ALL) when the script, a module it imports or the seed changes.
 # The reference data of onnxruntime and numpy the tests compare with (scripts/onnx_*.py).
 function(weft_python_reference target)
-  cmake_parse_arguments(R "" "SCRIPT;OUT_DIR;SEED;COMMENT" "OUTPUTS" ${ARGN})
+  cmake_parse_arguments(R "" "SCRIPT;OUT_DIR;SEED;COMMENT" "OUTPUTS;MODULES" ${ARGN})
   set(outputs)
   foreach(f IN LISTS R_OUTPUTS)
     list(APPEND outputs ${R_OUT_DIR}/${f})
@@ -277,7 +278,7 @@ function(weft_python_reference target)
   add_custom_command(
     OUTPUT ${outputs}
     COMMAND ${Python3_EXECUTABLE} ${R_SCRIPT} --out-dir ${R_OUT_DIR} ${seed_args}
-    DEPENDS ${R_SCRIPT} ${seed_dep}
+    DEPENDS ${R_SCRIPT} ${R_MODULES} ${seed_dep}
     COMMENT "${R_COMMENT} -> ${R_OUT_DIR}"
     VERBATIM)
   add_custom_target(${target} ALL DEPENDS ${outputs})

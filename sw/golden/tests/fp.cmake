@@ -11,6 +11,7 @@ set(WEFT_FP_VECTOR_SEED 1 CACHE STRING
   "Seed of the FP reference vectors (scripts/fp_vectors.py)")
 set(WEFT_FP_VECTOR_DIR ${WEFT_VECTOR_DIR}/fp)
 weft_python_reference(golden_fp_vectors SCRIPT ${CMAKE_SOURCE_DIR}/scripts/fp_vectors.py
+  MODULES ${CMAKE_SOURCE_DIR}/scripts/vector_files.py
   OUT_DIR ${WEFT_FP_VECTOR_DIR}
   OUTPUTS fp8_decode.txt bf16.txt fp8_products.txt encode.txt gemm.txt gemm_bf16.txt
           postprocess.txt

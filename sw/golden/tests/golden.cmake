@@ -12,6 +12,7 @@ set(WEFT_ONNX_VECTOR_SEED 1 CACHE STRING
   "Seed of the onnxruntime reference vectors (scripts/onnx_vectors.py)")
 set(WEFT_ONNX_VECTOR_DIR ${WEFT_VECTOR_DIR}/onnx)
 weft_python_reference(golden_onnx_vectors SCRIPT ${CMAKE_SOURCE_DIR}/scripts/onnx_vectors.py
+  MODULES ${CMAKE_SOURCE_DIR}/scripts/vector_files.py
   OUT_DIR ${WEFT_ONNX_VECTOR_DIR} OUTPUTS requant_values.txt qlinearmatmul.txt
   SEED ${WEFT_ONNX_VECTOR_SEED} COMMENT "onnxruntime reference vectors (seed ${WEFT_ONNX_VECTOR_SEED})")
 

@@ -10,6 +10,7 @@
 set(WEFT_ONNX_BF16_DIR ${CMAKE_BINARY_DIR}/onnx_bf16_nodes CACHE PATH
     "BFloat16 node tests and models written by scripts/onnx_bf16_nodes.py at build time")
 weft_python_reference(weft_onnx_bf16_nodes SCRIPT ${CMAKE_SOURCE_DIR}/scripts/onnx_bf16_nodes.py
+  MODULES ${CMAKE_SOURCE_DIR}/scripts/onnx_node_case.py
   OUT_DIR ${WEFT_ONNX_BF16_DIR} OUTPUTS index.txt ops/index.txt
   COMMENT "ONNX bfloat16 node tests and models (onnx reference)")
 

@@ -8,6 +8,7 @@
 set(WEFT_ONNX_FP8_DIR ${CMAKE_BINARY_DIR}/onnx_fp8_nodes CACHE PATH
     "Float8 node tests written by scripts/onnx_fp8_nodes.py at build time")
 weft_python_reference(weft_onnx_fp8_nodes SCRIPT ${CMAKE_SOURCE_DIR}/scripts/onnx_fp8_nodes.py
+  MODULES ${CMAKE_SOURCE_DIR}/scripts/onnx_node_case.py
   OUT_DIR ${WEFT_ONNX_FP8_DIR} OUTPUTS index.txt COMMENT "ONNX float8 node tests (onnx reference)")
 
 foreach(t test_model_node test_golden_graph test_model_fp8)

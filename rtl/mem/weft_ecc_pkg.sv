@@ -11,9 +11,9 @@
 //   the column of data bit i          data bit i flipped: corrected
 //   e_j (weight 1)                    check bit j flipped: corrected (the data is right)
 //   even weight, not 0                two bits flipped: detected, not correctable
-//   odd weight, no column             three or more bits flipped: detected
-// (Three or more flips may also alias to a column and be miscorrected: SECDED guarantees only
-// single correction and double detection.)
+// Every column has odd weight, so one flip gives an odd syndrome and two an even, non-zero one;
+// weft_ecc_dec flags by the parity. Three or more flips are beyond SECDED: odd ones read as a
+// (wrong) correction, four may cancel to 0.
 //
 // Columns are taken in order of weight (all of weight 3, then 5, ...) and, within a weight, in
 // increasing value, so the check bits see as few data bits as the code allows. R is the

@@ -34,7 +34,7 @@ foreach(cfg IN ITEMS "1r1w:64:128" "1r1w:32:512" "1rw:48:64")
   set(name sram_${kind}_ecc_${width})
   weft_verilated_model(vl_${name} TOP tb_common_sram_${kind}
     SOURCES ${WEFT_SRAM_SOURCES} ${CMAKE_CURRENT_SOURCE_DIR}/tb_common_sram_${kind}.sv
-    PARAMS Depth=${depth} Width=${width} Ecc=1\\'b1)
+    PARAMS Depth=${depth} Width=${width} "Ecc=1'b1")
   set(defs WEFT_MODEL=Vvl_${name} WEFT_MODEL_HEADER="Vvl_${name}.h" WEFT_DEPTH=${depth}
            WEFT_WIDTH=${width} WEFT_SCOPE="top.tb_common_sram_${kind}.u_sram"
            WEFT_SUITE=SramEcc${kind}${width})

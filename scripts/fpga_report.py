@@ -59,6 +59,7 @@ def main():
     ap.add_argument("--seed", default="?")
     ap.add_argument("--core", default="board")
     ap.add_argument("--simt", default="", help="SIMT shape on board, WARPSxTHREADS (0xN: none)")
+    ap.add_argument("--mem-ecc", default="", help="1: the build has ECC on scratchpad and accumulator")
     ap.add_argument("--paths", type=int, default=3, help="critical paths to list")
     ap.add_argument("--allow-timing-fail", action="store_true")
     args = ap.parse_args()
@@ -92,7 +93,8 @@ def main():
     if args.simt:
         w, _, t = args.simt.partition("x")
         simt = "none" if w in ("", "0") else f"{w} warps x {t} threads"
-        out.append(f"Device: 8x8 tensor array, UART bridge, 64 KiB board memory; SIMT core: {simt}.")
+        ecc = "" if args.mem_ecc == "" else "; memory ECC: " + ("on (SECDED, MEM_ECC=1)" if args.mem_ecc == "1" else "off")
+        out.append(f"Device: 8x8 tensor array, UART bridge, 64 KiB board memory; SIMT core: {simt}{ecc}.")
     if times:
         tot = sum(times.values())
         out.append("Wall time: " + ", ".join(f"{k} {v} s" for k, v in times.items()) + f"; total {tot} s.")

@@ -17,6 +17,10 @@
 #                      sharing runs for more than 15 minutes on the FP datapath) and with ABC
 #                      rather than ABC9 (ABC9 alone took more than 13), so the FP8 modes' cost is
 #                      the difference of the two.
+#   spad_ecc0, spad_ecc1  weft_spad DataW=128 Lines=2048 Banks=4 NumRd=3 (the board's scratchpad),
+#                      Ecc=0 / 1, and
+#   acc_ecc0, acc_ecc1 weft_accumulator Cols=8 BankDepth=128 Fp=0 (the board's accumulator),
+#                      Ecc=0 / 1: the cost of memory ECC (make bench section 11, docs/common.md).
 # Each design reads its top's sources from the RTL manifest (rtl/manifest.toml, through
 # scripts/rtl_manifest.py: `read_verilog -sv` with the manifest's include dirs and synthesis
 # defines), the parameters are set with `chparam`, then `synth_ecp5 -top`. Per design, <outdir>
@@ -44,6 +48,10 @@ DESIGNS=(
 ON_DEMAND=(
   "tensor_unit_4x4_int | weft_tensor_unit | Rows=4 Cols=4 AccDepth=1024 Fp=0 noshare | MULT18X18D>=16"
   "tensor_unit_4x4_fp  | weft_tensor_unit | Rows=4 Cols=4 AccDepth=1024 Fp=1 noshare | MULT18X18D>=16"
+  "spad_ecc0 | weft_spad        | DataW=128 Lines=2048 Banks=4 NumRd=3 Ecc=0 | DP16KD>=16"
+  "spad_ecc1 | weft_spad        | DataW=128 Lines=2048 Banks=4 NumRd=3 Ecc=1 | DP16KD>=16"
+  "acc_ecc0  | weft_accumulator | Cols=8 BankDepth=128 Fp=0 Ecc=0            | DP16KD>=16"
+  "acc_ecc1  | weft_accumulator | Cols=8 BankDepth=128 Fp=0 Ecc=1            | DP16KD>=16"
 )
 
 if [[ -n "${YOSYS:-}" ]]; then

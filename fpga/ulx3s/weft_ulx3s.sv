@@ -31,7 +31,8 @@ module weft_ulx3s #(
   parameter int SpadLines   = 2048,
   parameter int SimtWarps   = 2,      // 0: no SIMT core
   parameter int SimtThreads = 4,
-  parameter int SimtBanks   = 4
+  parameter int SimtBanks   = 4,
+  parameter bit MemEcc      = 1'b0    // SECDED on scratchpad and accumulator (make fpga MEM_ECC=1)
 ) (
   input  logic       clk_25mhz,
   input  logic       btn_pwr_n,
@@ -130,6 +131,7 @@ module weft_ulx3s #(
     .SimtBanks     (SimtBanks),
     .SimtDmemBytes (16384),
     .SimtImemWords (1024),
+    .MemEcc        (MemEcc),
     .HostMemBytes  (65536),
     .ClksPerBit    (ClksPerBit),
     .ClkHz         (SysClkMhz * 1000000)

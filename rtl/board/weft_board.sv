@@ -22,6 +22,7 @@ module weft_board #(
   parameter int SimtDmemBytes = 16384,
   parameter int SimtImemWords = 2048,
   parameter bit TensorFp      = 1'b0,  // FP8 modes: off on the board (their area: docs/fpga.md)
+  parameter bit MemEcc        = 1'b0,  // SECDED on scratchpad and accumulator (docs/fpga.md)
   parameter int HostMemBytes  = 65536,
   parameter int ClksPerBit    = 50,
   parameter int ClkHz         = 50_000_000,
@@ -82,7 +83,7 @@ module weft_board #(
     .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .DataW(DataW), .AddrW(AddrW), .IdW(IdW),
     .SpadLines(SpadLines), .SpadBanks(SpadBanks), .SimtWarps(SimtWarps),
     .SimtThreads(SimtThreads), .SimtBanks(SimtBanks), .SimtDmemBytes(SimtDmemBytes),
-    .SimtImemWords(SimtImemWords), .TensorFp(TensorFp)
+    .SimtImemWords(SimtImemWords), .TensorFp(TensorFp), .MemEcc(MemEcc)
   ) u_top (
     .clk_i, .rst_ni,
     .s_axil_awvalid(axil_req.aw_valid), .s_axil_awready(axil_rsp.aw_ready),

@@ -96,10 +96,11 @@ module weft_board_mem #(
   logic [MemAw-5:0]           ram_addr;
   logic [DataW-1:0]           ram_wdata, ram_rdata;
   logic [BB-1:0]              ram_be;
+  logic [1:0]                 unused_ram_ecc;  // no ECC on the board's host memory
 
   weft_sram_1rw #(.Depth(Depth), .Width(DataW)) u_ram (
     .clk_i, .req_i(ram_req), .we_i(ram_we), .addr_i(ram_addr), .wdata_i(ram_wdata),
-    .be_i(ram_be), .rdata_o(ram_rdata));
+    .be_i(ram_be), .rdata_o(ram_rdata), .rdata_ecc_o(unused_ram_ecc));
 
   // ---------------------------------------------------------------- arbitration
   wire r_hold    = r_valid_q && !axi_r_ready_i;       // an R beat waits: SRAM output must hold

@@ -176,7 +176,12 @@ module weft_cmd #(
   input  logic                   simt_done_i,
   input  logic [7:0]             simt_err_code_i,
   input  logic [31:0]            simt_err_pc_i,
-  input  logic [31:0]            simt_err_thread_i
+  input  logic [31:0]            simt_err_thread_i,
+  // uncorrectable memory errors (weft_ecc_status): code and address, held until taken
+  input  logic                   mem_err_valid_i,
+  output logic                   mem_err_ready_o,
+  input  logic [7:0]             mem_err_code_i,
+  input  logic [63:0]            mem_err_addr_i
 );
 
   if (SpadLines < 2 || (1 << LineAw) != SpadLines) begin : g_bad_lines
@@ -200,7 +205,8 @@ module weft_cmd #(
   localparam int ErrFromDecode = 3;
   localparam int ErrFromFetch  = 4;
   localparam int ErrFromSimt   = 5;
-  localparam int NumErr        = 6;
+  localparam int ErrFromMem    = 6;   // an uncorrectable ECC error (weft_ecc_status)
+  localparam int NumErr        = 7;
 
   // ---------------------------------------------------------------- queue control
   logic        reset_pend_q, reset_pend_d, clear;
@@ -351,6 +357,18 @@ module weft_cmd #(
     .err_o        (err),
     .err_new_o    (err_new)
   );
+
+  // ---------------------------------------------------------------- memory errors
+  // An uncorrectable ECC error belongs to no descriptor of its own: it is recorded for the oldest
+  // one not retired after this cycle's retirement, so the queue stops before anything that may
+  // have used the data retires (docs/cmd.md, "Errors").
+  weft_cmd_err_t mem_err;
+  assign mem_err.code                   = mem_err_code_i;
+  assign mem_err.idx                    = retire ? rptr + 32'd1 : rptr;
+  assign mem_err.addr                   = mem_err_addr_i;
+  assign e_valid[ErrFromMem]            = mem_err_valid_i;
+  assign e_rep[ErrFromMem*ErrW +: ErrW] = mem_err;
+  assign mem_err_ready_o                = e_ready[ErrFromMem];
 
   // ---------------------------------------------------------------- engine queues
   // One weft_cmd_equeue per engine, in front of it: dispatched descriptors in ring order; the

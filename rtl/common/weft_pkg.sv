@@ -51,6 +51,8 @@ package weft_pkg;
   localparam logic [7:0] ErrRing          = 8'd10;  // ring size out of range or ring base not aligned
   localparam logic [7:0] ErrSimt          = 8'd11;  // a SIMT kernel stopped on an error (SIMT_ERR_* registers)
   localparam logic [7:0] ErrParam         = 8'd12;  // a post-processing parameter is out of range: TFLite shift outside [−31, 30] in a column c < n of a STORE_ACC in mode 0 or 1 (ERR_ADDR = the column)
+  localparam logic [7:0] ErrEccSpad       = 8'd13;  // an uncorrectable (multi-bit) ECC error in a scratchpad line (ERR_ADDR = the line; devices with CAP4.ecc)
+  localparam logic [7:0] ErrEccAcc        = 8'd14;  // an uncorrectable (multi-bit) ECC error in an accumulator row (ERR_ADDR = the row; devices with CAP4.ecc)
 
   // Requantization modes of STORE_ACC (weft_requant's mode input, weft::golden::RequantMode).
   localparam logic [1:0] RqTfliteDouble   = 2'd0;  // TFLite fixed point, gemmlowp double rounding

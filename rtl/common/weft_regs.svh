@@ -11,8 +11,9 @@
 
 // ---------------------------------------------------------------- reg2hw
 
-// register CTRL @ 0x020 (3 bits).
+// register CTRL @ 0x020 (4 bits).
 typedef struct packed {
+  logic ecc_clear;    // bit 3: pulse: written with 1 (W1P)
   logic perf_clear;   // bit 2: pulse: written with 1 (W1P)
   logic qreset;       // bit 1: pulse: written with 1 (W1P)
   logic enable;       // bit 0: value
@@ -106,7 +107,7 @@ typedef struct packed {
   weft_reg2hw_perf_ctr_lo_t lo;   // LO @ +0x00
 } weft_reg2hw_perf_ctr_t;
 
-// weft_csr reg2hw_o (709 bits).
+// weft_csr reg2hw_o (710 bits).
 typedef struct packed {
   weft_reg2hw_ctrl_t ctrl;                        // CTRL @ 0x020
   weft_reg2hw_irq_status_t irq_status;            // IRQ_STATUS @ 0x040
@@ -169,8 +170,9 @@ typedef struct packed {
   logic [7:0] warps;       // bits 7:0: value (RO)
 } weft_hw2reg_cap3_t;
 
-// register CAP4 @ 0x018 (25 bits).
+// register CAP4 @ 0x018 (26 bits).
 typedef struct packed {
+  logic ecc;                // bit 25: value (RO)
   logic fp;                 // bit 24: value (RO)
   logic [7:0] dmem_banks;   // bits 23:16: value (RO)
   logic [15:0] imem_kib;    // bits 15:0: value (RO)
@@ -218,6 +220,28 @@ typedef struct packed {
 typedef struct packed {
   logic [31:0] count;   // bits 31:0: value (RO)
 } weft_hw2reg_completed_t;
+
+// register ECC_CORRECTED @ 0x070 (32 bits).
+typedef struct packed {
+  logic [31:0] count;   // bits 31:0: value (RO)
+} weft_hw2reg_ecc_corrected_t;
+
+// register ECC_DETECTED @ 0x074 (32 bits).
+typedef struct packed {
+  logic [31:0] count;   // bits 31:0: value (RO)
+} weft_hw2reg_ecc_detected_t;
+
+// register ECC_LAST_CORR @ 0x078 (25 bits).
+typedef struct packed {
+  logic acc;           // bit 31: value (RO)
+  logic [23:0] addr;   // bits 23:0: value (RO)
+} weft_hw2reg_ecc_last_corr_t;
+
+// register ECC_LAST_ERR @ 0x07c (25 bits).
+typedef struct packed {
+  logic acc;           // bit 31: value (RO)
+  logic [23:0] addr;   // bits 23:0: value (RO)
+} weft_hw2reg_ecc_last_err_t;
 
 // register LO of register file perf_ctr_t (32 bits).
 typedef struct packed {
@@ -305,7 +329,7 @@ typedef struct packed {
   logic [31:0] count;   // bits 31:0: value (RO)
 } weft_hw2reg_simt_launches_t;
 
-// weft_csr hw2reg_i (1774 bits).
+// weft_csr hw2reg_i (1889 bits).
 typedef struct packed {
   weft_hw2reg_cap0_t cap0;                               // CAP0 @ 0x008
   weft_hw2reg_cap1_t cap1;                               // CAP1 @ 0x00c
@@ -320,6 +344,10 @@ typedef struct packed {
   weft_hw2reg_irq_status_t irq_status;                   // IRQ_STATUS @ 0x040
   weft_hw2reg_ring_head_t ring_head;                     // RING_HEAD @ 0x060
   weft_hw2reg_completed_t completed;                     // COMPLETED @ 0x064
+  weft_hw2reg_ecc_corrected_t ecc_corrected;             // ECC_CORRECTED @ 0x070
+  weft_hw2reg_ecc_detected_t ecc_detected;               // ECC_DETECTED @ 0x074
+  weft_hw2reg_ecc_last_corr_t ecc_last_corr;             // ECC_LAST_CORR @ 0x078
+  weft_hw2reg_ecc_last_err_t ecc_last_err;               // ECC_LAST_ERR @ 0x07c
   weft_hw2reg_perf_ctr_t perf_cycles;                    // PERF_CYCLES @ 0x100
   weft_hw2reg_perf_ctr_t perf_load_busy;                 // PERF_LOAD_BUSY @ 0x108
   weft_hw2reg_perf_ctr_t perf_compute_busy;              // PERF_COMPUTE_BUSY @ 0x110

@@ -151,7 +151,7 @@ module weft_csr #(
   // A buffered address is a register when it is aligned, within the map and the offset of
   // one; the register at byte offset 4*i is word i.
   localparam int RdIdxW = 8;
-  localparam logic [255:0] RdMapped = 256'h3fff00000000ffffffff1f1f1f1f0ff33f7f;  // words that are registers
+  localparam logic [255:0] RdMapped = 256'h3fff00000000ffffffff1f1f1f1ffff33f7f;  // words that are registers
   logic [RdIdxW-1:0] wr_idx, rd_idx;
 
   assign wr_idx    = aw_addr_q[RdIdxW+1:2];
@@ -195,7 +195,7 @@ module weft_csr #(
     {8'd20, 32'hffffffff, 32'h00000000, 32'h00000000, 32'h00000000},  // 3: RING_BASE_LO @ 0x050
     {8'd17, 32'h00000003, 32'h00000000, 32'h00000000, 32'h00000000},  // 2: IRQ_ENABLE @ 0x044
     {8'd16, 32'h00000000, 32'h00000003, 32'h00000000, 32'h00000000},  // 1: IRQ_STATUS @ 0x040
-    {8'd8, 32'h00000001, 32'h00000000, 32'h00000006, 32'h00000000}   // 0: CTRL @ 0x020
+    {8'd8, 32'h00000001, 32'h00000000, 32'h0000000e, 32'h00000000}   // 0: CTRL @ 0x020
   };
   logic [NumWr*32-1:0] wr_regs_q;  // row r's stored fields in place at [r*32 +: 32] (other bits 0)
   logic [NumWr*32-1:0] w1c_set;    // row r's W1C set inputs in place
@@ -253,7 +253,8 @@ module weft_csr #(
     rd_words[5*32 + 16 +: 16] = hw2reg_i.cap3.dmem_kib;  // CAP3 @ 0x014
     rd_words[5*32 + 8 +: 8] = hw2reg_i.cap3.threads;
     rd_words[5*32 +: 8] = hw2reg_i.cap3.warps;
-    rd_words[6*32 + 24] = hw2reg_i.cap4.fp;  // CAP4 @ 0x018
+    rd_words[6*32 + 25] = hw2reg_i.cap4.ecc;  // CAP4 @ 0x018
+    rd_words[6*32 + 24] = hw2reg_i.cap4.fp;
     rd_words[6*32 + 16 +: 8] = hw2reg_i.cap4.dmem_banks;
     rd_words[6*32 +: 16] = hw2reg_i.cap4.imem_kib;
     rd_words[8*32 +: 32] = wr_regs_q[0*32 +: 32] & 32'h00000001;  // CTRL @ 0x020
@@ -274,6 +275,12 @@ module weft_csr #(
     rd_words[25*32 +: 32] = hw2reg_i.completed.count;  // COMPLETED @ 0x064
     rd_words[26*32 +: 32] = wr_regs_q[7*32 +: 32] & 32'hffffffff;  // CPL_ADDR_LO @ 0x068
     rd_words[27*32 +: 32] = wr_regs_q[8*32 +: 32] & 32'hffffffff;  // CPL_ADDR_HI @ 0x06c
+    rd_words[28*32 +: 32] = hw2reg_i.ecc_corrected.count;  // ECC_CORRECTED @ 0x070
+    rd_words[29*32 +: 32] = hw2reg_i.ecc_detected.count;  // ECC_DETECTED @ 0x074
+    rd_words[30*32 + 31] = hw2reg_i.ecc_last_corr.acc;  // ECC_LAST_CORR @ 0x078
+    rd_words[30*32 +: 24] = hw2reg_i.ecc_last_corr.addr;
+    rd_words[31*32 + 31] = hw2reg_i.ecc_last_err.acc;  // ECC_LAST_ERR @ 0x07c
+    rd_words[31*32 +: 24] = hw2reg_i.ecc_last_err.addr;
     rd_words[32*32 +: 32] = wr_regs_q[9*32 +: 32] & 32'hffffffff;  // WIN[0].BASE_LO @ 0x080
     rd_words[33*32 +: 32] = wr_regs_q[10*32 +: 32] & 32'hffffffff;  // WIN[0].BASE_HI @ 0x084
     rd_words[34*32 +: 32] = wr_regs_q[11*32 +: 32] & 32'hffffffff;  // WIN[0].LIMIT_LO @ 0x088
@@ -349,6 +356,7 @@ module weft_csr #(
 
   always_comb begin : p_reg2hw
     reg2hw_o = '0;
+    reg2hw_o.ctrl.ecc_clear = wr_regs_q[0*32 + 3];
     reg2hw_o.ctrl.perf_clear = wr_regs_q[0*32 + 2];
     reg2hw_o.ctrl.qreset = wr_regs_q[0*32 + 1];
     reg2hw_o.ctrl.enable = wr_regs_q[0*32];

@@ -13,6 +13,12 @@
 // requests only when it has room for the data.
 // Read and write of the same line in the same cycle: the read data is undefined (as the SRAM
 // wrapper's); the command processor's dependencies keep them apart.
+//
+// ECC (Ecc = 1, docs/common.md "ECC"): every bank stores SECDED check bits with each line and
+// the responses carry corrected lines. Each cycle, ecc_corr_o counts the lines read in the
+// previous cycle that had one flipped bit (corrected; ecc_corr_line_o is one of them) and
+// ecc_err_o flags one that had more (uncorrectable; its line in ecc_err_line_o, its response
+// data is wrong). Lower banks win the addresses. Without Ecc the outputs are 0.
 `include "weft_assert.svh"
 
 module weft_spad #(
@@ -20,11 +26,13 @@ module weft_spad #(
   parameter int  Lines     = 16384,
   parameter int  Banks     = 4,
   parameter int  NumRd     = 3,
+  parameter bit  Ecc       = 1'b0,  // SECDED in every bank
   localparam int LineAw    = $clog2(Lines),
   localparam int BankLines = Lines / Banks,
   localparam int BankSelW  = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int BankAw    = (BankLines > 1) ? $clog2(BankLines) : 1,
-  localparam int PortW     = (NumRd > 1) ? $clog2(NumRd) : 1
+  localparam int PortW     = (NumRd > 1) ? $clog2(NumRd) : 1,
+  localparam int EccCntW   = $clog2(Banks + 1)
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
@@ -37,7 +45,12 @@ module weft_spad #(
   output logic [NumRd-1:0]        rd_req_ready_o,
   input  logic [NumRd*LineAw-1:0] rd_req_addr_i,
   output logic [NumRd-1:0]        rd_rsp_valid_o,
-  output logic [NumRd*DataW-1:0]  rd_rsp_data_o
+  output logic [NumRd*DataW-1:0]  rd_rsp_data_o,
+  // ECC events (Ecc)
+  output logic [EccCntW-1:0]      ecc_corr_o,
+  output logic [LineAw-1:0]       ecc_corr_line_o,
+  output logic                    ecc_err_o,
+  output logic [LineAw-1:0]       ecc_err_line_o
 );
 
   if (Lines < 2 || (1 << LineAw) != Lines) begin : g_bad_lines
@@ -71,6 +84,9 @@ module weft_spad #(
 
   logic [DataW-1:0] bank_rdata [Banks];
   logic [NumRd-1:0] bank_grant [Banks];
+  logic [Banks-1:0] bank_read;             // the bank is read at this edge
+  logic [Banks*BankAw-1:0] bank_off;      // at this line (bank b: [b*BankAw +: BankAw])
+  logic [2*Banks-1:0] bank_ecc;            // rd_ecc_o of each bank
 
   for (genvar b = 0; b < Banks; b++) begin : g_bank
     logic [NumRd-1:0]  req, grant;
@@ -98,6 +114,8 @@ module weft_spad #(
     );
 
     assign bank_grant[b] = grant;
+    assign bank_read[b]  = any;
+    assign bank_off[b*BankAw +: BankAw] = rd_off;
 
     always_comb begin : p_off
       rd_off = '0;
@@ -106,11 +124,12 @@ module weft_spad #(
       end
     end
 
-    weft_sram_1r1w #(.Depth(BankLines), .Width(DataW)) u_sram (
+    weft_sram_1r1w #(.Depth(BankLines), .Width(DataW), .Ecc(Ecc)) u_sram (
       .clk_i,
       .rd_en_i   (any),
       .rd_addr_i (rd_off),
       .rd_data_o (bank_rdata[b]),
+      .rd_ecc_o  (bank_ecc[2*b +: 2]),
       .wr_en_i   (wr_valid_i && bank_of(wr_addr_i) == BankSelW'(b)),
       .wr_addr_i (BankAw'(wr_addr_i)),
       .wr_data_i,
@@ -157,6 +176,40 @@ module weft_spad #(
 
     assign rd_rsp_valid_o[i]             = rsp_valid_q;
     assign rd_rsp_data_o[i*DataW +: DataW] = rsp_data_q;
+  end
+
+  // ECC events: the banks read at the last edge (their data goes to the ports now).
+  if (Ecc) begin : g_ecc
+    logic [Banks-1:0]        read_q;
+    logic [Banks*LineAw-1:0] line_q;
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin : p_read_q
+      if (!rst_ni) read_q <= '0;
+      else         read_q <= bank_read;
+    end
+
+    for (genvar b = 0; b < Banks; b++) begin : g_line
+      always_ff @(posedge clk_i) begin : p_line_q
+        line_q[b*LineAw +: LineAw] <= LineAw'((b * BankLines) + 32'(bank_off[b*BankAw +: BankAw]));
+      end
+    end
+
+    weft_ecc_merge #(.N(Banks), .AddrW(LineAw)) u_merge (
+      .used_i      (read_q),
+      .ecc_i       (bank_ecc),
+      .addr_i      (line_q),
+      .corr_o      (ecc_corr_o),
+      .corr_addr_o (ecc_corr_line_o),
+      .err_o       (ecc_err_o),
+      .err_addr_o  (ecc_err_line_o)
+    );
+  end else begin : g_no_ecc
+    logic unused_ecc;
+    assign unused_ecc      = ^{bank_ecc, bank_read, bank_off};
+    assign ecc_corr_o      = '0;
+    assign ecc_corr_line_o = '0;
+    assign ecc_err_o       = 1'b0;
+    assign ecc_err_line_o  = '0;
   end
 
 endmodule

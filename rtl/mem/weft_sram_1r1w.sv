@@ -1,8 +1,8 @@
 // weft_sram_1r1w: simple dual-port SRAM (one read port, one write port, one clock) with byte
-// enables on the write port.
+// enables on the write port, optionally with SECDED ECC (Ecc).
 //
 // Behavioural model written so that Yosys infers block RAM (DP16KD in pseudo-dual-port mode on
-// ECP5) and so that an ASIC flow can swap the body for a two-port macro (docs/common.md).
+// ECP5) and so that an ASIC flow can swap the array for a two-port macro (docs/common.md).
 //
 // Timing (one clock, no reset):
 //   cycle t : wr_en_i=1 -> bytes i with wr_be_i[i]=1 of mem[wr_addr_i] take wr_data_i
@@ -13,21 +13,35 @@
 // inferred RAM is told so ((* no_rw_check *)). Forward the written data yourself if you need it
 // (weft_accumulator does).
 //
+// ECC (Ecc = 1, docs/common.md "ECC"): each word is stored with CheckW check bits of the Hsiao
+// SECDED code (weft_ecc_pkg; weft_ecc_enc on the write data, weft_ecc_dec after the read
+// register, in the same cycle). rd_data_o is the corrected word and rd_ecc_o says what the
+// decoder found in it: [0] one flipped bit corrected (data or check bit), [1] uncorrectable (two
+// or more). rd_ecc_o describes rd_data_o, so it too holds between reads: the caller counts it in
+// the cycle after a read whose data it uses. Writes are whole words (wr_be_i all ones, asserted):
+// there is no read-modify-write. A word never written reads as random bits, usually an
+// uncorrectable error (docs/common.md). Without Ecc, rd_ecc_o is 0.
+//
 // Back door (Verilator only): the same DPI-C exports as weft_sram_1rw (weft_sram_bd_write / _read /
-// _depth / _width / _max_bits), reached with svSetScope(svGetScopeFromName("<model>.<top>.<path>")).
+// _flip / _read_check / _depth / _width / _check_bits / _max_bits), reached with
+// svSetScope(svGetScopeFromName("<model>.<top>.<path>")).
 `include "weft_assert.svh"
 
 module weft_sram_1r1w #(
   parameter int  Depth    = 512,  // words, >= 1 (need not be a power of two)
   parameter int  Width    = 32,   // bits per word, a multiple of 8
+  parameter bit  Ecc      = 1'b0, // SECDED check bits in every word (whole-word writes)
   localparam int AddrW    = (Depth > 1) ? $clog2(Depth) : 1,
-  localparam int NumBytes = Width / 8
+  localparam int NumBytes = Width / 8,
+  localparam int CheckW   = Ecc ? weft_ecc_pkg::check_bits(Width) : 0,
+  localparam int StoreW   = Width + CheckW  // bits stored per word
 ) (
   input  logic                clk_i,
   // read port
   input  logic                rd_en_i,
   input  logic [AddrW-1:0]    rd_addr_i,
   output logic [Width-1:0]    rd_data_o,
+  output logic [1:0]          rd_ecc_o,   // rd_data_o: [0] corrected, [1] uncorrectable (Ecc)
   // write port
   input  logic                wr_en_i,
   input  logic [AddrW-1:0]    wr_addr_i,
@@ -45,24 +59,58 @@ module weft_sram_1r1w #(
   // no_rw_check: same-address read during write is undefined for callers, so Yosys need not add
   // bypass logic to make the block RAM match this model's old-data behaviour.
   (* no_rw_check *)
-  logic [Width-1:0] mem [Depth];
-  logic [Width-1:0] rd_data_q;
+  logic [StoreW-1:0] mem [Depth];
+  logic [StoreW-1:0] rd_data_q;
 
-  // Memory write, one process per byte lane (see weft_sram_1rw), and registered read: the RAM
-  // inference shape.
-  for (genvar b = 0; b < NumBytes; b++) begin : g_lane
+  // The array (the ASIC seam: a macro of StoreW bits replaces it): memory write and registered
+  // read, the RAM inference shape. Without ECC each byte lane has its own process (see
+  // weft_sram_1rw); with ECC a word and its check bits are written whole.
+  if (Ecc) begin : g_ecc
+    logic [CheckW-1:0] wr_check;
+    logic              unused_be;
+
+    weft_ecc_enc #(.DataW(Width)) u_enc (
+      .data_i  (wr_data_i),
+      .check_o (wr_check)
+    );
+
     always_ff @(posedge clk_i) begin : p_write
-      if (wr_en_i && wr_be_i[b]) mem[wr_addr_i][8*b +: 8] <= wr_data_i[8*b +: 8];
+      if (wr_en_i) mem[wr_addr_i] <= {wr_check, wr_data_i};
     end
+
+    weft_ecc_dec #(.DataW(Width)) u_dec (
+      .data_i          (rd_data_q[Width-1:0]),
+      .check_i         (rd_data_q[StoreW-1:Width]),
+      .data_o          (rd_data_o),
+      .corrected_o     (rd_ecc_o[0]),
+      .uncorrectable_o (rd_ecc_o[1])
+    );
+
+    assign unused_be = ^wr_be_i;  // whole words only (asserted below)
+  end else begin : g_plain
+    for (genvar b = 0; b < NumBytes; b++) begin : g_lane
+      always_ff @(posedge clk_i) begin : p_write
+        if (wr_en_i && wr_be_i[b]) mem[wr_addr_i][8*b +: 8] <= wr_data_i[8*b +: 8];
+      end
+    end
+
+    assign rd_data_o = rd_data_q;
+    assign rd_ecc_o  = 2'b00;
   end
 
   always_ff @(posedge clk_i) begin : p_read
     if (rd_en_i) rd_data_q <= mem[rd_addr_i];
   end
 
-  assign rd_data_o = rd_data_q;
-
 `ifndef SYNTHESIS
+  if (Ecc) begin : g_whole_check
+    always @(posedge clk_i) begin : p_whole_check
+      if (wr_en_i) begin
+        assert (wr_be_i == '1)
+          else $error("%m: partial write (byte enables %b) to an SRAM with ECC", wr_be_i);
+      end
+    end
+  end
   if ((1 << AddrW) != Depth) begin : g_addr_check
     always @(posedge clk_i) begin : p_addr_check
       if (rd_en_i) begin

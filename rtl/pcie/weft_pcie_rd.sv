@@ -297,11 +297,13 @@ module weft_pcie_rd #(
   logic p_short;
   assign p_short = cpl_valid_i && !cpl_sop_i && p_act_q && cpl_eop_i && p_left_q != BcntW'(1);
 
+  logic [1:0] unused_store_ecc;  // no ECC on the completion store
   weft_sram_1r1w #(.Depth(NumTags * Bps), .Width(128)) u_store (
     .clk_i,
     .rd_en_i   (rd_issue),
     .rd_addr_i ({head_q, rb_q[BpsW-1:0]}),
     .rd_data_o (store_rdata),
+    .rd_ecc_o  (unused_store_ecc),
     .wr_en_i   (wr_en),
     .wr_addr_i (wr_addr),
     .wr_data_i (cpl_data_i),

@@ -25,6 +25,7 @@ module weft_pcie_top #(
   parameter int          SimtBanks     = 8,
   parameter int          SimtDmemBytes = 262144,
   parameter int          SimtImemWords = 4096,
+  parameter bit          MemEcc        = 1'b0,
   // link
   parameter int          NumTags       = 32,
   parameter int          MaxPayload    = 256,
@@ -130,7 +131,8 @@ module weft_pcie_top #(
     .SimtThreads   (SimtThreads),
     .SimtBanks     (SimtBanks),
     .SimtDmemBytes (SimtDmemBytes),
-    .SimtImemWords (SimtImemWords)
+    .SimtImemWords (SimtImemWords),
+    .MemEcc        (MemEcc)
   ) u_top (
     .clk_i,
     .rst_ni,

@@ -285,6 +285,7 @@ module weft_simt_core #(
   );
 
   logic [31:0] rr_insn;  // read at IS, in RR
+  logic [1:0]  unused_imem_ecc;  // no ECC on the SIMT memories
 
   weft_sram_1rw #(
     .Depth (ImemWords),
@@ -296,7 +297,8 @@ module weft_simt_core #(
     .addr_i  (imem_we_i ? imem_addr_i : fetch_addr),
     .wdata_i (imem_wdata_i),
     .be_i    (4'hF),
-    .rdata_o (rr_insn)
+    .rdata_o (rr_insn),
+    .rdata_ecc_o (unused_imem_ecc)
   );
 
   // ---------------------------------------------------------------------------------------------

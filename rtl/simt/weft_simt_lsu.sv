@@ -265,6 +265,7 @@ module weft_simt_lsu #(
   assign bank_req = h_valid ? lead_valid : (ext_go ? ext_bank : '0);
 
   for (genvar b = 0; b < Banks; b++) begin : g_bank
+    logic [1:0] unused_ecc;  // no ECC on the SIMT memories
     weft_sram_1rw #(
       .Depth (Depth),
       .Width (32)
@@ -275,7 +276,8 @@ module weft_simt_lsu #(
       .addr_i  (h_valid ? lead_row[RowW*b +: RowW] : ext_row[RowW*b +: RowW]),
       .wdata_i (h_valid ? bank_wdata[32*b +: 32] : ext_bwdata[32*b +: 32]),
       .be_i    (h_valid ? bank_be[4*b +: 4] : 4'b1111),
-      .rdata_o (bank_rdata[32*b +: 32])
+      .rdata_o (bank_rdata[32*b +: 32]),
+      .rdata_ecc_o (unused_ecc)
     );
   end
 

@@ -92,6 +92,7 @@ module weft_simt_regfile #(
 
     for (genvar r = 0; r < 2; r++) begin : g_read
       logic [31:0] copy_data;
+      logic [1:0]  unused_ecc;  // no ECC on the SIMT memories
 
       weft_sram_1r1w #(
         .Depth (Entries),
@@ -101,6 +102,7 @@ module weft_simt_regfile #(
         .rd_en_i   (1'b1),
         .rd_addr_i (rd_entry[r]),
         .rd_data_o (copy_data),
+        .rd_ecc_o  (unused_ecc),
         .wr_en_i   (lane_we),
         .wr_addr_i (wr_entry),
         .wr_data_i (data_i[32*l +: 32]),

@@ -13,12 +13,21 @@
 // Read side (drain): rd_en_i / rd_bank_i / rd_addr_i, data on rd_data_o one cycle later.
 // A bank's read port serves either the accumulate reads or the drain, never both in one
 // cycle: the tensor unit never drains a bank while computing into it (asserted here).
+//
+// ECC (Ecc = 1, docs/common.md "ECC"): the banks store SECDED check bits with every row; both
+// reads see corrected rows, and an accumulated row is written back with fresh check bits (a
+// corrected bit is scrubbed). Each cycle ecc_corr_o counts the rows read in the previous cycle
+// whose data is used now (an accumulate read not replaced by the forwarded row, a drain read)
+// that had one flipped bit, ecc_corr_row_o is one of them, and ecc_err_o flags one that had more
+// (uncorrectable, its row in ecc_err_row_o: bank in the MSB, as cmd addresses). Without Ecc the
+// outputs are 0.
 `include "weft_assert.svh"
 
 module weft_accumulator #(
   parameter int Cols      = 4,
   parameter int BankDepth = 64,
   parameter bit Fp        = 1'b0,
+  parameter bit Ecc       = 1'b0,  // SECDED in both banks
   localparam int AccW     = weft_pkg::AccW,
   localparam int BankAw   = (BankDepth > 1) ? $clog2(BankDepth) : 1
 ) (
@@ -38,7 +47,12 @@ module weft_accumulator #(
   input  logic                 rd_en_i,
   input  logic                 rd_bank_i,
   input  logic [BankAw-1:0]    rd_addr_i,
-  output logic [Cols*AccW-1:0] rd_data_o
+  output logic [Cols*AccW-1:0] rd_data_o,
+  // ECC events (Ecc)
+  output logic [1:0]           ecc_corr_o,
+  output logic [BankAw:0]      ecc_corr_row_o,
+  output logic                 ecc_err_o,
+  output logic [BankAw:0]      ecc_err_row_o
 );
 
   if (BankDepth < 2 || (1 << BankAw) != BankDepth) begin : g_bad_depth
@@ -55,6 +69,7 @@ module weft_accumulator #(
   logic [Cols*AccW-1:0] fwd_data_q;
 
   logic [Cols*AccW-1:0] bank_rdata [2];
+  logic [3:0]           bank_ecc;   // rd_ecc_o of bank b in [2b +: 2]
   logic [Cols*AccW-1:0] old_row, sum_row;
   logic                 fwd_hit;
 
@@ -70,11 +85,12 @@ module weft_accumulator #(
     assign bank_rd_addr[b] = acc_rd ? in_addr_i : rd_addr_i;
     assign bank_wr_en[b]   = s1_valid_q && (s1_bank_q == 1'(b));
 
-    weft_sram_1r1w #(.Depth(BankDepth), .Width(Cols * AccW)) u_sram (
+    weft_sram_1r1w #(.Depth(BankDepth), .Width(Cols * AccW), .Ecc(Ecc)) u_sram (
       .clk_i,
       .rd_en_i   (bank_rd_en[b]),
       .rd_addr_i (bank_rd_addr[b]),
       .rd_data_o (bank_rdata[b]),
+      .rd_ecc_o  (bank_ecc[2*b +: 2]),
       .wr_en_i   (bank_wr_en[b]),
       .wr_addr_i (s1_addr_q),
       .wr_data_i (sum_row),
@@ -142,5 +158,42 @@ module weft_accumulator #(
   assign wr_valid_o = s1_valid_q;
   assign wr_bank_o  = s1_bank_q;
   assign rd_data_o  = bank_rdata[s1_rd_bank_q];
+
+  // ECC events: source 0 the accumulate read (its old row is used unless forwarded), source 1
+  // the drain read, both issued at the last edge.
+  if (Ecc) begin : g_ecc
+    logic              drn_q;
+    logic [BankAw-1:0] drn_addr_q;
+    logic [1:0]        used;
+    logic [3:0]        ecc;
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin : p_drn_q
+      if (!rst_ni) drn_q <= 1'b0;
+      else         drn_q <= rd_en_i;
+    end
+    always_ff @(posedge clk_i) begin : p_drn_addr_q
+      drn_addr_q <= rd_addr_i;
+    end
+
+    assign used = {drn_q, s1_valid_q && s1_acc_q && !fwd_hit};
+    assign ecc  = {bank_ecc[2*s1_rd_bank_q +: 2], bank_ecc[2*s1_bank_q +: 2]};
+
+    weft_ecc_merge #(.N(2), .AddrW(BankAw + 1)) u_merge (
+      .used_i      (used),
+      .ecc_i       (ecc),
+      .addr_i      ({s1_rd_bank_q, drn_addr_q, s1_bank_q, s1_addr_q}),
+      .corr_o      (ecc_corr_o),
+      .corr_addr_o (ecc_corr_row_o),
+      .err_o       (ecc_err_o),
+      .err_addr_o  (ecc_err_row_o)
+    );
+  end else begin : g_no_ecc
+    logic unused_ecc;
+    assign unused_ecc     = ^bank_ecc;
+    assign ecc_corr_o     = '0;
+    assign ecc_corr_row_o = '0;
+    assign ecc_err_o      = 1'b0;
+    assign ecc_err_row_o  = '0;
+  end
 
 endmodule

@@ -35,6 +35,7 @@ module weft_tensor_unit #(
   parameter int  Cols      = 4,
   parameter int  AccDepth  = 128,  // accumulator rows (two banks of AccDepth/2)
   parameter bit  Fp        = 1'b0, // the FP8 and BF16 modes
+  parameter bit  AccEcc    = 1'b0, // SECDED on the accumulator banks (docs/common.md "ECC")
   localparam int AccW      = weft_pkg::AccW,
   localparam int ElemW     = Fp ? weft_fp_pkg::FpElemW : 8,
   localparam int OpW       = Fp ? weft_fp_pkg::FpLaneW : weft_pkg::OpW,
@@ -93,7 +94,13 @@ module weft_tensor_unit #(
   output logic                 stat_array_row_o,   // a row of Rows*Cols MACs entered the array
   output logic                 stat_wait_w_o,      // COMPUTE waiting for its weight tile
   output logic                 stat_wait_a_o,      // COMPUTE waiting for activation rows
-  output logic                 stat_wait_drain_o   // DRAIN waiting (hazard or output back-pressure)
+  output logic                 stat_wait_drain_o,  // DRAIN waiting (hazard or output back-pressure)
+  // accumulator ECC events (AccEcc; weft_accumulator): rows with a corrected bit this cycle, one
+  // of them, an uncorrectable row (row addresses as cmd_addr_i)
+  output logic [1:0]           acc_ecc_corr_o,
+  output logic [AccAw-1:0]     acc_ecc_corr_row_o,
+  output logic                 acc_ecc_err_o,
+  output logic [AccAw-1:0]     acc_ecc_err_row_o
 );
 
   if (Rows < 2 || Rows > 32 || Cols < 2 || Cols > 32) begin : g_bad_size
@@ -525,7 +532,7 @@ module weft_tensor_unit #(
   logic                 pp_valid, fifo_in_ready;
   logic [OccW-1:0]      out_usage;
 
-  weft_accumulator #(.Cols(Cols), .BankDepth(BankDepth), .Fp(Fp)) u_acc (
+  weft_accumulator #(.Cols(Cols), .BankDepth(BankDepth), .Fp(Fp), .Ecc(AccEcc)) u_acc (
     .clk_i,
     .rst_ni,
     .in_valid_i      (c_valid),
@@ -539,7 +546,11 @@ module weft_tensor_unit #(
     .rd_en_i         (drn_rd),
     .rd_bank_i       (drn_bank_q),
     .rd_addr_i       (drn_off_q),
-    .rd_data_o       (rd_data)
+    .rd_data_o       (rd_data),
+    .ecc_corr_o      (acc_ecc_corr_o),
+    .ecc_corr_row_o  (acc_ecc_corr_row_o),
+    .ecc_err_o       (acc_ecc_err_o),
+    .ecc_err_row_o   (acc_ecc_err_row_o)
   );
 
   weft_postproc #(.Cols(Cols), .Fp(Fp)) u_postproc (

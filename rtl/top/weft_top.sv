@@ -15,6 +15,9 @@
 // cycle; the SIMT engine sees the core busy until the last word is in), both decoded by
 // weft_simt_memport. The decoder has checked every line against its region.
 // CAP0..CAP4 report the parameters. irq_o = |(IRQ_STATUS & IRQ_ENABLE).
+// MemEcc: SECDED ECC on the scratchpad and accumulator SRAMs (docs/common.md "ECC"): corrected
+// and uncorrectable words counted in ECC_*, an uncorrectable one stops the queue with ECC_SPAD /
+// ECC_ACC (weft_ecc_status -> weft_cmd). CAP4.ecc says so.
 // The register map has four DMA windows; NumWin (1..4) of them are used.
 `include "weft_assert.svh"
 `include "weft_dma_types.svh"
@@ -39,13 +42,15 @@ module weft_top #(
   parameter int  SimtDmemBytes = 262144,
   parameter int  SimtImemWords = 4096,
   parameter bit  TensorFp  = 1'b1,       // the tensor unit's FP8 and BF16 modes (CAP4.fp)
+  parameter bit  MemEcc    = 1'b0,       // SECDED on scratchpad and accumulator (CAP4.ecc)
   localparam int TuElemW   = TensorFp ? weft_fp_pkg::FpElemW : 8,  // operand bus bits / element
   localparam int BB        = DataW / 8,
   localparam int LineAw    = $clog2(SpadLines),
   localparam int AccAw     = $clog2(AccDepth),
   localparam int RowsW     = AccAw + 1,
   localparam int ColIdxW   = (Cols > 1) ? $clog2(Cols) : 1,
-  localparam int WrBytesW  = $clog2(BB + 1)
+  localparam int WrBytesW  = $clog2(BB + 1),
+  localparam int SpadCntW  = $clog2(SpadBanks + 1)
 ) (
   input  logic              clk_i,
   input  logic              rst_ni,
@@ -133,7 +138,8 @@ module weft_top #(
   localparam int RstTu      = 3;
   localparam int RstSimtMem = 4;
   localparam int RstSimt    = 5;
-  localparam int NumRst     = 6;
+  localparam int RstEcc     = 6;
+  localparam int NumRst     = 7;
   logic [NumRst-1:0] rst_n;
 
   for (genvar i = 0; i < NumRst; i++) begin : g_rst
@@ -190,6 +196,16 @@ module weft_top #(
   assign hw2reg.cap4.imem_kib   = (SimtWarps > 0) ? 16'(SimtImemWords * 4 / 1024) : 16'd0;
   assign hw2reg.cap4.dmem_banks = (SimtWarps > 0) ? 8'(SimtBanks) : 8'd0;
   assign hw2reg.cap4.fp         = TensorFp;
+  assign hw2reg.cap4.ecc        = MemEcc;
+
+  // ECC_LAST_CORR / ECC_LAST_ERR: {acc, 7'b0, address} from weft_ecc_status.
+  logic [31:0] ecc_last_corr, ecc_last_err;
+  assign hw2reg.ecc_last_corr.addr = ecc_last_corr[23:0];
+  assign hw2reg.ecc_last_corr.acc  = ecc_last_corr[31];
+  assign hw2reg.ecc_last_err.addr  = ecc_last_err[23:0];
+  assign hw2reg.ecc_last_err.acc   = ecc_last_err[31];
+  logic unused_ecc_last;
+  assign unused_ecc_last = ^{ecc_last_corr[30:24], ecc_last_err[30:24]};
 
   // The command processor's error address (its other status outputs drive hw2reg directly).
   logic [63:0] st_err_addr;
@@ -344,6 +360,10 @@ module weft_top #(
   logic               tu_o_valid, tu_o_ready;
   logic [Cols*32-1:0] tu_o_data;
   logic               tu_busy, tu_st_row, tu_st_w, tu_st_a, tu_st_drain;
+  // uncorrectable memory errors (weft_ecc_status -> weft_cmd)
+  logic               mem_err_valid, mem_err_ready;
+  logic [7:0]         mem_err_code;
+  logic [63:0]        mem_err_addr;
 
   weft_cmd #(
     .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .DataW(DataW), .SpadLines(SpadLines),
@@ -427,6 +447,10 @@ module weft_top #(
     .simt_err_code_i        (x_err_code),
     .simt_err_pc_i          (x_err_pc),
     .simt_err_thread_i      (x_err_thread),
+    .mem_err_valid_i        (mem_err_valid),
+    .mem_err_ready_o        (mem_err_ready),
+    .mem_err_code_i         (mem_err_code),
+    .mem_err_addr_i         (mem_err_addr),
     .tu_cmd_valid_o         (tu_cmd_valid),
     .tu_cmd_ready_i         (tu_cmd_ready),
     .tu_cmd_op_o            (tu_cmd_op),
@@ -542,7 +566,13 @@ module weft_top #(
   );
 
   // ---------------------------------------------------------------- scratchpad
-  weft_spad #(.DataW(DataW), .Lines(SpadLines), .Banks(SpadBanks), .NumRd(3)) u_spad (
+  logic [SpadCntW-1:0] sp_ecc_corr;
+  logic [LineAw-1:0]   sp_ecc_corr_line, sp_ecc_err_line;
+  logic                sp_ecc_err;
+
+  weft_spad #(
+    .DataW(DataW), .Lines(SpadLines), .Banks(SpadBanks), .NumRd(3), .Ecc(MemEcc)
+  ) u_spad (
     .clk_i,
     .rst_ni  (rst_n[RstSpad]),
     .wr_valid_i     (sp_wr_valid),
@@ -552,11 +582,21 @@ module weft_top #(
     .rd_req_ready_o (sp_rd_req_ready),
     .rd_req_addr_i  (sp_rd_req_addr),
     .rd_rsp_valid_o (sp_rd_rsp_valid),
-    .rd_rsp_data_o  (sp_rd_rsp_data)
+    .rd_rsp_data_o  (sp_rd_rsp_data),
+    .ecc_corr_o      (sp_ecc_corr),
+    .ecc_corr_line_o (sp_ecc_corr_line),
+    .ecc_err_o       (sp_ecc_err),
+    .ecc_err_line_o  (sp_ecc_err_line)
   );
 
   // ---------------------------------------------------------------- tensor unit
-  weft_tensor_unit #(.Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .Fp(TensorFp)) u_tu (
+  logic [1:0]       tu_ecc_corr;
+  logic [AccAw-1:0] tu_ecc_corr_row, tu_ecc_err_row;
+  logic             tu_ecc_err;
+
+  weft_tensor_unit #(
+    .Rows(Rows), .Cols(Cols), .AccDepth(AccDepth), .Fp(TensorFp), .AccEcc(MemEcc)
+  ) u_tu (
     .clk_i,
     .rst_ni  (rst_n[RstTu]),
     .cmd_valid_i       (tu_cmd_valid),
@@ -598,8 +638,50 @@ module weft_top #(
     .stat_array_row_o  (tu_st_row),
     .stat_wait_w_o     (tu_st_w),
     .stat_wait_a_o     (tu_st_a),
-    .stat_wait_drain_o (tu_st_drain)
+    .stat_wait_drain_o (tu_st_drain),
+    .acc_ecc_corr_o     (tu_ecc_corr),
+    .acc_ecc_corr_row_o (tu_ecc_corr_row),
+    .acc_ecc_err_o      (tu_ecc_err),
+    .acc_ecc_err_row_o  (tu_ecc_err_row)
   );
+
+  // ---------------------------------------------------------------- memory ECC
+  if (MemEcc) begin : g_ecc
+    weft_ecc_status #(.LineAw(LineAw), .AccAw(AccAw), .SpadCntW(SpadCntW)) u_ecc (
+      .clk_i,
+      .rst_ni           (rst_n[RstEcc]),
+      .clear_i          (reg2hw.ctrl.ecc_clear),
+      .spad_corr_i      (sp_ecc_corr),
+      .spad_corr_line_i (sp_ecc_corr_line),
+      .spad_err_i       (sp_ecc_err),
+      .spad_err_line_i  (sp_ecc_err_line),
+      .acc_corr_i       (tu_ecc_corr),
+      .acc_corr_row_i   (tu_ecc_corr_row),
+      .acc_err_i        (tu_ecc_err),
+      .acc_err_row_i    (tu_ecc_err_row),
+      .corrected_o      (hw2reg.ecc_corrected.count),
+      .detected_o       (hw2reg.ecc_detected.count),
+      .last_corr_o      (ecc_last_corr),
+      .last_err_o       (ecc_last_err),
+      .err_valid_o      (mem_err_valid),
+      .err_ready_i      (mem_err_ready),
+      .err_code_o       (mem_err_code),
+      .err_addr_o       (mem_err_addr)
+    );
+  end else begin : g_no_ecc
+    // The memories report nothing without ECC (their outputs are 0).
+    logic unused_ecc;
+    assign unused_ecc = ^{reg2hw.ctrl.ecc_clear, sp_ecc_corr, sp_ecc_corr_line, sp_ecc_err,
+                          sp_ecc_err_line, tu_ecc_corr, tu_ecc_corr_row, tu_ecc_err,
+                          tu_ecc_err_row, mem_err_ready, rst_n[RstEcc]};
+    assign hw2reg.ecc_corrected.count = '0;
+    assign hw2reg.ecc_detected.count  = '0;
+    assign ecc_last_corr = '0;
+    assign ecc_last_err  = '0;
+    assign mem_err_valid = 1'b0;
+    assign mem_err_code  = '0;
+    assign mem_err_addr  = '0;
+  end
 
   // ---------------------------------------------------------------- memory regions, SIMT core
   // Line regions (weft_pkg): the scratchpad below SimtDmemLine, the SIMT memories from there on

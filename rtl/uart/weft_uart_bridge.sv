@@ -134,8 +134,10 @@ module weft_uart_bridge #(
     end
   end
 
+  logic [1:0] unused_rxq_ecc, unused_buf_ecc;  // no ECC on the bridge's buffers
   weft_sram_1r1w #(.Depth(FifoDepth), .Width(16)) u_rxq (
     .clk_i, .rd_en_i(fifo_re), .rd_addr_i(fr_q[8:0]), .rd_data_o(fifo_rdata),
+    .rd_ecc_o(unused_rxq_ecc),
     .wr_en_i(fifo_we), .wr_addr_i(fw_q[8:0]), .wr_data_i(fifo_wdata), .wr_be_i(2'b11));
 
   wire       rb_valid = fpend_q;
@@ -151,7 +153,7 @@ module weft_uart_bridge #(
 
   weft_sram_1rw #(.Depth(64), .Width(32)) u_buf (
     .clk_i, .req_i(buf_req), .we_i(buf_we), .addr_i(buf_addr), .wdata_i(buf_wdata),
-    .be_i(4'hf), .rdata_o(buf_rdata));
+    .be_i(4'hf), .rdata_o(buf_rdata), .rdata_ecc_o(unused_buf_ecc));
 
   // ---------------------------------------------------------------- state
   typedef enum logic [3:0] {

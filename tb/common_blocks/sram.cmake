@@ -22,3 +22,25 @@ weft_verilated_model(vl_sram_nest TOP tb_common_sram_nest
   SOURCES ${WEFT_SRAM_SOURCES} ${CMAKE_CURRENT_SOURCE_DIR}/tb_common_sram_nest.sv)
 weft_gtest(test_sram_nest SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_sram_nest.cpp
   LIBS vl_sram_nest LABELS block)
+
+# ECC (Ecc = 1): weft_sram_1r1w with the scratchpad's 128-bit lines and the 16x16 accumulator's
+# 512-bit rows, weft_sram_1rw with 64-bit words; one test source (test_sram_ecc.cpp), one binary
+# per configuration (suites SramEcc1r1w128, SramEcc1r1w512, SramEcc1rw64).
+foreach(cfg IN ITEMS "1r1w:64:128" "1r1w:32:512" "1rw:48:64")
+  string(REPLACE ":" ";" c ${cfg})
+  list(GET c 0 kind)
+  list(GET c 1 depth)
+  list(GET c 2 width)
+  set(name sram_${kind}_ecc_${width})
+  weft_verilated_model(vl_${name} TOP tb_common_sram_${kind}
+    SOURCES ${WEFT_SRAM_SOURCES} ${CMAKE_CURRENT_SOURCE_DIR}/tb_common_sram_${kind}.sv
+    PARAMS Depth=${depth} Width=${width} "Ecc=1'b1")
+  set(defs WEFT_MODEL=Vvl_${name} WEFT_MODEL_HEADER="Vvl_${name}.h" WEFT_DEPTH=${depth}
+           WEFT_WIDTH=${width} WEFT_SCOPE="top.tb_common_sram_${kind}.u_sram"
+           WEFT_SUITE=SramEcc${kind}${width})
+  if(kind STREQUAL "1rw")
+    list(APPEND defs WEFT_SRAM_1RW=1)
+  endif()
+  weft_gtest(test_${name} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_sram_ecc.cpp
+    LIBS vl_${name} LABELS block DEFS ${defs})
+endforeach()

@@ -3,6 +3,7 @@
 module tb_common_sram_1r1w #(
   parameter int  Depth    = 100,
   parameter int  Width    = 72,
+  parameter bit  Ecc      = 1'b0,
   localparam int AddrW    = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int NumBytes = Width / 8
 ) (
@@ -11,6 +12,7 @@ module tb_common_sram_1r1w #(
   input  logic                rd_en_i,
   input  logic [AddrW-1:0]    rd_addr_i,
   output logic [Width-1:0]    rd_data_o,
+  output logic [1:0]          rd_ecc_o,
   input  logic                wr_en_i,
   input  logic [AddrW-1:0]    wr_addr_i,
   input  logic [Width-1:0]    wr_data_i,
@@ -20,11 +22,12 @@ module tb_common_sram_1r1w #(
   logic unused_rst_ni;
   assign unused_rst_ni = rst_ni;
 
-  weft_sram_1r1w #(.Depth(Depth), .Width(Width)) u_sram (
+  weft_sram_1r1w #(.Depth(Depth), .Width(Width), .Ecc(Ecc)) u_sram (
     .clk_i,
     .rd_en_i,
     .rd_addr_i,
     .rd_data_o,
+    .rd_ecc_o,
     .wr_en_i,
     .wr_addr_i,
     .wr_data_i,

@@ -4,6 +4,7 @@
 module tb_common_sram_1rw #(
   parameter int  Depth    = 512,
   parameter int  Width    = 32,
+  parameter bit  Ecc      = 1'b0,
   localparam int AddrW    = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int NumBytes = Width / 8
 ) (
@@ -14,20 +15,22 @@ module tb_common_sram_1rw #(
   input  logic [AddrW-1:0]    addr_i,
   input  logic [Width-1:0]    wdata_i,
   input  logic [NumBytes-1:0] be_i,
-  output logic [Width-1:0]    rdata_o
+  output logic [Width-1:0]    rdata_o,
+  output logic [1:0]          rdata_ecc_o
 );
 
   logic unused_rst_ni;
   assign unused_rst_ni = rst_ni;
 
-  weft_sram_1rw #(.Depth(Depth), .Width(Width)) u_sram (
+  weft_sram_1rw #(.Depth(Depth), .Width(Width), .Ecc(Ecc)) u_sram (
     .clk_i,
     .req_i,
     .we_i,
     .addr_i,
     .wdata_i,
     .be_i,
-    .rdata_o
+    .rdata_o,
+    .rdata_ecc_o
   );
 
 endmodule

@@ -29,6 +29,7 @@ module tb_common_sram_nest #(
   assign unused_rst_ni = rst_ni;
 
   for (genvar i = 0; i < 2; i++) begin : g_bank
+    logic [1:0] unused_ecc;
     weft_sram_1rw #(.Depth(64), .Width(32)) u_sram (
       .clk_i,
       .req_i   (bank_req_i[i]),
@@ -36,17 +37,20 @@ module tb_common_sram_nest #(
       .addr_i  (bank_addr_i),
       .wdata_i (bank_wdata_i),
       .be_i    (bank_be_i),
-      .rdata_o (bank_rdata_o[32*i +: 32])
+      .rdata_o (bank_rdata_o[32*i +: 32]),
+      .rdata_ecc_o (unused_ecc)
     );
   end
 
   if (WithDp) begin : g_dp
     for (genvar j = 0; j < 1; j++) begin : g_port
+      logic [1:0] unused_ecc;
       weft_sram_1r1w #(.Depth(32), .Width(128)) u_sram (
         .clk_i,
         .rd_en_i   (dp_rd_en_i),
         .rd_addr_i (dp_rd_addr_i),
         .rd_data_o (dp_rd_data_o),
+        .rd_ecc_o  (unused_ecc),
         .wr_en_i   (dp_wr_en_i),
         .wr_addr_i (dp_wr_addr_i),
         .wr_data_i (dp_wr_data_i),

@@ -22,11 +22,12 @@ struct Member {
 };
 
 // ---------------------------------------------------------------- reg2hw
-inline constexpr unsigned kReg2HwBits = 709;
+inline constexpr unsigned kReg2HwBits = 710;
 namespace reg2hw::ctrl {
 inline constexpr Bits enable{706, 1};
 inline constexpr Bits qreset{707, 1};
 inline constexpr Bits perf_clear{708, 1};
+inline constexpr Bits ecc_clear{709, 1};
 }
 namespace reg2hw::irq_status {
 inline constexpr Bits done{704, 1};
@@ -168,7 +169,7 @@ namespace reg2hw::perf_desc_retired::lo {
 inline constexpr Bits count_rd{0, 1};
 }
 // Every member, least significant first.
-inline constexpr std::array<Member, 54> kReg2Hw = {{
+inline constexpr std::array<Member, 55> kReg2Hw = {{
     {"perf_desc_retired.lo.count_rd", {0, 1}},
     {"perf_dma_wr_stall.lo.count_rd", {1, 1}},
     {"perf_dma_rd_stall.lo.count_rd", {2, 1}},
@@ -223,61 +224,77 @@ inline constexpr std::array<Member, 54> kReg2Hw = {{
     {"ctrl.enable", {706, 1}},
     {"ctrl.qreset", {707, 1}},
     {"ctrl.perf_clear", {708, 1}},
+    {"ctrl.ecc_clear", {709, 1}},
 }};
 
 // ---------------------------------------------------------------- hw2reg
-inline constexpr unsigned kHw2RegBits = 1774;
+inline constexpr unsigned kHw2RegBits = 1889;
 namespace hw2reg::cap0 {
-inline constexpr Bits rows{1742, 8};
-inline constexpr Bits cols{1750, 8};
-inline constexpr Bits bus_bytes{1758, 8};
-inline constexpr Bits windows{1766, 8};
+inline constexpr Bits rows{1857, 8};
+inline constexpr Bits cols{1865, 8};
+inline constexpr Bits bus_bytes{1873, 8};
+inline constexpr Bits windows{1881, 8};
 }
 namespace hw2reg::cap1 {
-inline constexpr Bits spad_lines{1710, 24};
-inline constexpr Bits spad_banks{1734, 8};
+inline constexpr Bits spad_lines{1825, 24};
+inline constexpr Bits spad_banks{1849, 8};
 }
 namespace hw2reg::cap2 {
-inline constexpr Bits acc_rows{1678, 16};
-inline constexpr Bits inflight{1694, 8};
-inline constexpr Bits max_burst{1702, 8};
+inline constexpr Bits acc_rows{1793, 16};
+inline constexpr Bits inflight{1809, 8};
+inline constexpr Bits max_burst{1817, 8};
 }
 namespace hw2reg::cap3 {
-inline constexpr Bits warps{1646, 8};
-inline constexpr Bits threads{1654, 8};
-inline constexpr Bits dmem_kib{1662, 16};
+inline constexpr Bits warps{1761, 8};
+inline constexpr Bits threads{1769, 8};
+inline constexpr Bits dmem_kib{1777, 16};
 }
 namespace hw2reg::cap4 {
-inline constexpr Bits imem_kib{1621, 16};
-inline constexpr Bits dmem_banks{1637, 8};
-inline constexpr Bits fp{1645, 1};
+inline constexpr Bits imem_kib{1735, 16};
+inline constexpr Bits dmem_banks{1751, 8};
+inline constexpr Bits fp{1759, 1};
+inline constexpr Bits ecc{1760, 1};
 }
 namespace hw2reg::status {
-inline constexpr Bits idle{1618, 1};
-inline constexpr Bits error{1619, 1};
-inline constexpr Bits reset_busy{1620, 1};
+inline constexpr Bits idle{1732, 1};
+inline constexpr Bits error{1733, 1};
+inline constexpr Bits reset_busy{1734, 1};
 }
 namespace hw2reg::err_code {
-inline constexpr Bits code{1610, 8};
+inline constexpr Bits code{1724, 8};
 }
 namespace hw2reg::err_index {
-inline constexpr Bits index{1578, 32};
+inline constexpr Bits index{1692, 32};
 }
 namespace hw2reg::err_addr_lo {
-inline constexpr Bits addr{1546, 32};
+inline constexpr Bits addr{1660, 32};
 }
 namespace hw2reg::err_addr_hi {
-inline constexpr Bits addr{1514, 32};
+inline constexpr Bits addr{1628, 32};
 }
 namespace hw2reg::irq_status {
-inline constexpr Bits done_set{1512, 1};
-inline constexpr Bits error_set{1513, 1};
+inline constexpr Bits done_set{1626, 1};
+inline constexpr Bits error_set{1627, 1};
 }
 namespace hw2reg::ring_head {
-inline constexpr Bits count{1480, 32};
+inline constexpr Bits count{1594, 32};
 }
 namespace hw2reg::completed {
-inline constexpr Bits count{1448, 32};
+inline constexpr Bits count{1562, 32};
+}
+namespace hw2reg::ecc_corrected {
+inline constexpr Bits count{1530, 32};
+}
+namespace hw2reg::ecc_detected {
+inline constexpr Bits count{1498, 32};
+}
+namespace hw2reg::ecc_last_corr {
+inline constexpr Bits addr{1473, 24};
+inline constexpr Bits acc{1497, 1};
+}
+namespace hw2reg::ecc_last_err {
+inline constexpr Bits addr{1448, 24};
+inline constexpr Bits acc{1472, 1};
 }
 namespace hw2reg::perf_cycles::lo {
 inline constexpr Bits count{1416, 32};
@@ -418,7 +435,7 @@ namespace hw2reg::simt_launches {
 inline constexpr Bits count{0, 32};
 }
 // Every member, least significant first.
-inline constexpr std::array<Member, 72> kHw2Reg = {{
+inline constexpr std::array<Member, 79> kHw2Reg = {{
     {"simt_launches.count", {0, 32}},
     {"simt_barriers.count", {32, 32}},
     {"simt_replays.count", {64, 32}},
@@ -465,32 +482,39 @@ inline constexpr std::array<Member, 72> kHw2Reg = {{
     {"perf_load_busy.lo.count", {1352, 32}},
     {"perf_cycles.hi.count", {1384, 32}},
     {"perf_cycles.lo.count", {1416, 32}},
-    {"completed.count", {1448, 32}},
-    {"ring_head.count", {1480, 32}},
-    {"irq_status.done_set", {1512, 1}},
-    {"irq_status.error_set", {1513, 1}},
-    {"err_addr_hi.addr", {1514, 32}},
-    {"err_addr_lo.addr", {1546, 32}},
-    {"err_index.index", {1578, 32}},
-    {"err_code.code", {1610, 8}},
-    {"status.idle", {1618, 1}},
-    {"status.error", {1619, 1}},
-    {"status.reset_busy", {1620, 1}},
-    {"cap4.imem_kib", {1621, 16}},
-    {"cap4.dmem_banks", {1637, 8}},
-    {"cap4.fp", {1645, 1}},
-    {"cap3.warps", {1646, 8}},
-    {"cap3.threads", {1654, 8}},
-    {"cap3.dmem_kib", {1662, 16}},
-    {"cap2.acc_rows", {1678, 16}},
-    {"cap2.inflight", {1694, 8}},
-    {"cap2.max_burst", {1702, 8}},
-    {"cap1.spad_lines", {1710, 24}},
-    {"cap1.spad_banks", {1734, 8}},
-    {"cap0.rows", {1742, 8}},
-    {"cap0.cols", {1750, 8}},
-    {"cap0.bus_bytes", {1758, 8}},
-    {"cap0.windows", {1766, 8}},
+    {"ecc_last_err.addr", {1448, 24}},
+    {"ecc_last_err.acc", {1472, 1}},
+    {"ecc_last_corr.addr", {1473, 24}},
+    {"ecc_last_corr.acc", {1497, 1}},
+    {"ecc_detected.count", {1498, 32}},
+    {"ecc_corrected.count", {1530, 32}},
+    {"completed.count", {1562, 32}},
+    {"ring_head.count", {1594, 32}},
+    {"irq_status.done_set", {1626, 1}},
+    {"irq_status.error_set", {1627, 1}},
+    {"err_addr_hi.addr", {1628, 32}},
+    {"err_addr_lo.addr", {1660, 32}},
+    {"err_index.index", {1692, 32}},
+    {"err_code.code", {1724, 8}},
+    {"status.idle", {1732, 1}},
+    {"status.error", {1733, 1}},
+    {"status.reset_busy", {1734, 1}},
+    {"cap4.imem_kib", {1735, 16}},
+    {"cap4.dmem_banks", {1751, 8}},
+    {"cap4.fp", {1759, 1}},
+    {"cap4.ecc", {1760, 1}},
+    {"cap3.warps", {1761, 8}},
+    {"cap3.threads", {1769, 8}},
+    {"cap3.dmem_kib", {1777, 16}},
+    {"cap2.acc_rows", {1793, 16}},
+    {"cap2.inflight", {1809, 8}},
+    {"cap2.max_burst", {1817, 8}},
+    {"cap1.spad_lines", {1825, 24}},
+    {"cap1.spad_banks", {1849, 8}},
+    {"cap0.rows", {1857, 8}},
+    {"cap0.cols", {1865, 8}},
+    {"cap0.bus_bytes", {1873, 8}},
+    {"cap0.windows", {1881, 8}},
 }};
 
 }  // namespace weft::tb::csr

@@ -131,6 +131,13 @@ const std::vector<InBind>& in_binds() {
       WEFT_IN(r::kCap4, cap4, ImemKib, cap4::imem_kib),
       WEFT_IN(r::kCap4, cap4, DmemBanks, cap4::dmem_banks),
       WEFT_IN(r::kCap4, cap4, Fp, cap4::fp),
+      WEFT_IN(r::kCap4, cap4, Ecc, cap4::ecc),
+      WEFT_IN(r::kEccCorrected, ecc_corrected, Count, ecc_corrected::count),
+      WEFT_IN(r::kEccDetected, ecc_detected, Count, ecc_detected::count),
+      WEFT_IN(r::kEccLastCorr, ecc_last_corr, Addr, ecc_last_corr::addr),
+      WEFT_IN(r::kEccLastCorr, ecc_last_corr, Acc, ecc_last_corr::acc),
+      WEFT_IN(r::kEccLastErr, ecc_last_err, Addr, ecc_last_err::addr),
+      WEFT_IN(r::kEccLastErr, ecc_last_err, Acc, ecc_last_err::acc),
       WEFT_IN(r::kSimtErrCode, simt_err_code, Code, simt_err_code::code),
       WEFT_IN(r::kSimtErrPc, simt_err_pc, Pc, simt_err_pc::pc),
       WEFT_IN(r::kSimtErrThread, simt_err_thread, Thread, simt_err_thread::thread),
@@ -179,6 +186,7 @@ const std::vector<OutBind>& out_binds() {
       WEFT_OUT(r::kCtrl, ctrl, Enable, ctrl::enable),
       WEFT_OUT(r::kCtrl, ctrl, Qreset, ctrl::qreset),
       WEFT_OUT(r::kCtrl, ctrl, PerfClear, ctrl::perf_clear),
+      WEFT_OUT(r::kCtrl, ctrl, EccClear, ctrl::ecc_clear),
       WEFT_OUT(r::kIrqStatus, irq_status, Done, irq_status::done),
       WEFT_OUT(r::kIrqStatus, irq_status, Error, irq_status::error),
       WEFT_OUT(r::kIrqEnable, irq_enable, Done, irq_enable::done),
@@ -619,6 +627,7 @@ TEST(Csr, SinglePulseFieldsPulseOneCycleWithTheWriteResponse) {
     t.sample(d, c);
     t.flag("qreset", get_member(d, csr::reg2hw::ctrl::qreset), c);
     t.flag("perf_clear", get_member(d, csr::reg2hw::ctrl::perf_clear), c);
+    t.flag("ecc_clear", get_member(d, csr::reg2hw::ctrl::ecc_clear), c);
     if (get_member(d, csr::reg2hw::ctrl::qreset))
       enable_at_pulse.push_back(get_member(d, csr::reg2hw::ctrl::enable));
   };
@@ -646,6 +655,7 @@ TEST(Csr, SinglePulseFieldsPulseOneCycleWithTheWriteResponse) {
   b.idle(3);
   EXPECT_EQ(t.cycles("qreset").size(), 2u);
   EXPECT_EQ(t.cycles("perf_clear").size(), 1u);
+  EXPECT_EQ(t.cycles("ecc_clear").size(), 0u);
   EXPECT_EQ(get_member(b.dut(), csr::reg2hw::ctrl::enable), 1u);
   // They read 0, even right after a write of 1.
   b.m().write(r::kCtrl, r::ctrl::kEnableMask | r::ctrl::kQresetMask | r::ctrl::kPerfClearMask);
@@ -660,6 +670,11 @@ TEST(Csr, SinglePulseFieldsPulseOneCycleWithTheWriteResponse) {
   EXPECT_EQ(t.cycles("qreset").size(), before + 5);
   const auto q = t.cycles("qreset");
   for (size_t i = 1; i < q.size(); ++i) EXPECT_GT(q[i], q[i - 1] + 1) << "pulses merged";
+  // ecc_clear (bit 3) pulses like the others, with its write's response, and alone.
+  ASSERT_EQ(b.write(r::kCtrl, r::ctrl::kEccClearMask), AxilResp::kOkay);
+  b.idle(3);
+  EXPECT_EQ(t.cycles("ecc_clear"), V{t.bvalid_rise.back()});
+  EXPECT_EQ(t.cycles("qreset").size(), before + 5);
 }
 
 TEST(Csr, SwmodPulsesOnceWhenTheWriteTakesEffect) {
@@ -800,8 +815,9 @@ TEST(Csr, UnmappedAndUnalignedAddressesAnswerSlverrWithoutSideEffects) {
   b.monitor = [&](Dut& d, uint64_t) {
     for (const auto& p : wr_pulse_binds()) pulses += p.get(d);
     for (const auto& p : rd_pulse_binds()) pulses += p.get(d);
-    pulses +=
-        get_member(d, csr::reg2hw::ctrl::qreset) + get_member(d, csr::reg2hw::ctrl::perf_clear);
+    pulses += get_member(d, csr::reg2hw::ctrl::qreset) +
+              get_member(d, csr::reg2hw::ctrl::perf_clear) +
+              get_member(d, csr::reg2hw::ctrl::ecc_clear);
   };
   RefCsr ref;
   int bad = 0;
@@ -879,8 +895,9 @@ TEST(Csr, RandomTrafficUnderBackPressureMatchesTheReferenceModel) {
   b.monitor = [&](Dut& d, uint64_t) {
     for (const auto& q : wr_pulse_binds()) wr_pulses += q.get(d);
     for (const auto& q : rd_pulse_binds()) rd_pulses += q.get(d);
-    w1p_pulses +=
-        get_member(d, csr::reg2hw::ctrl::qreset) + get_member(d, csr::reg2hw::ctrl::perf_clear);
+    w1p_pulses += get_member(d, csr::reg2hw::ctrl::qreset) +
+                  get_member(d, csr::reg2hw::ctrl::perf_clear) +
+                  get_member(d, csr::reg2hw::ctrl::ecc_clear);
   };
   uint64_t want_wr = 0, want_rd = 0, want_w1p = 0;
   std::vector<uint32_t> offsets;
@@ -962,7 +979,8 @@ TEST(Csr, RandomTrafficUnderBackPressureMatchesTheReferenceModel) {
       }
       if (w.addr == r::kCtrl) {
         const uint32_t d = w.data & strobe_mask(w.strb);
-        want_w1p += ((d & r::ctrl::kQresetMask) != 0) + ((d & r::ctrl::kPerfClearMask) != 0);
+        want_w1p += ((d & r::ctrl::kQresetMask) != 0) + ((d & r::ctrl::kPerfClearMask) != 0) +
+                    ((d & r::ctrl::kEccClearMask) != 0);
       }
     }
     b.idle(1);  // the last write's pulses

@@ -27,12 +27,14 @@ module tb_sram_1r1w;
   logic [NumBytes-1:0] wr_be;
   logic [AddrW-1:0]    rd_addr, wr_addr;
   logic [Width-1:0]    wr_data, rd_data;
+  logic [1:0]          rd_ecc;   // 0 without ECC (checked with the data)
 
   weft_sram_1r1w #(.Depth(Depth), .Width(Width)) u_dut (
     .clk_i     (clk),
     .rd_en_i   (rd_en),
     .rd_addr_i (rd_addr),
     .rd_data_o (rd_data),
+    .rd_ecc_o  (rd_ecc),
     .wr_en_i   (wr_en),
     .wr_addr_i (wr_addr),
     .wr_data_i (wr_data),
@@ -73,9 +75,9 @@ module tb_sram_1r1w;
       if (check) begin
         checks++;
         sig = (sig ^ 64'(rd_data)) * 64'h00000100000001b3;
-        if (rd_data !== v_exp[t]) begin
+        if (rd_data !== v_exp[t] || rd_ecc !== 2'b00) begin
           errors++;
-          if (errors <= 10) $display("ERROR cycle %0d: rd_data %h, expected %h", t, rd_data, v_exp[t]);
+          if (errors <= 10) $display("ERROR cycle %0d: rd_data %h rd_ecc %b, expected %h, 00", t, rd_data, rd_ecc, v_exp[t]);
         end
       end
     end

@@ -25,6 +25,7 @@ module tb_sram_1rw;
   logic [NumBytes-1:0] be;
   logic [AddrW-1:0]    addr;
   logic [Width-1:0]    wdata, rdata;
+  logic [1:0]          rdata_ecc;   // 0 without ECC (checked with the data)
 
   weft_sram_1rw #(.Depth(Depth), .Width(Width)) u_dut (
     .clk_i   (clk),
@@ -33,7 +34,8 @@ module tb_sram_1rw;
     .addr_i  (addr),
     .wdata_i (wdata),
     .be_i    (be),
-    .rdata_o (rdata)
+    .rdata_o (rdata),
+    .rdata_ecc_o (rdata_ecc)
   );
 
   string       dir;
@@ -68,9 +70,9 @@ module tb_sram_1rw;
       if (check) begin
         checks++;
         sig = (sig ^ 64'(rdata)) * 64'h00000100000001b3;
-        if (rdata !== v_exp[t]) begin
+        if (rdata !== v_exp[t] || rdata_ecc !== 2'b00) begin
           errors++;
-          if (errors <= 10) $display("ERROR cycle %0d: rdata %h, expected %h", t, rdata, v_exp[t]);
+          if (errors <= 10) $display("ERROR cycle %0d: rdata %h ecc %b, expected %h, 00", t, rdata, rdata_ecc, v_exp[t]);
         end
       end
     end

@@ -44,6 +44,20 @@ class Backend {
   }
   virtual void clear_bus_errors() {}
 
+  // Memory error injection (weft::Device::inject_mem_error): inverts stored bit `bit` (data bits
+  // first, then check bits) of word `addr` of memory `mem` (weft::Memory: 0 scratchpad line, 1
+  // accumulator row). Returns false when the back end cannot; throws std::out_of_range for an
+  // address or bit beyond the memory.
+  virtual bool flip_mem_bit(int mem, uint64_t addr, unsigned bit) {
+    (void)mem, (void)addr, (void)bit;
+    return false;
+  }
+  // Data and check bits per word of memory `mem`; false when the back end cannot tell.
+  virtual bool mem_word_bits(int mem, unsigned* data, unsigned* check) {
+    (void)mem, (void)data, (void)check;
+    return false;
+  }
+
   // The host-memory writes the device made (address, bytes) since the last call.
   virtual std::vector<std::pair<uint64_t, uint64_t>> take_device_writes() = 0;
 

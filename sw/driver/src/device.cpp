@@ -94,15 +94,30 @@ const char* meaning(ErrorCode c) {
     case ErrorCode::kParam:
       return "a post-processing parameter is out of range: TFLite shift outside [-31, 30] in a "
              "column c < n of a STORE_ACC in a TFLite mode (ERR_ADDR = the first such column)";
+    case ErrorCode::kEccSpad:
+      return "a scratchpad line read with more than one flipped bit (uncorrectable ECC error; "
+             "ERR_ADDR = the line, ERR_INDEX = the oldest descriptor not completed when it was "
+             "found): load the line again";
+    case ErrorCode::kEccAcc:
+      return "an accumulator row read with more than one flipped bit (uncorrectable ECC error; "
+             "ERR_ADDR = the row, ERR_INDEX = the oldest descriptor not completed when it was "
+             "found): compute the row again";
     default:
       return "no error";
   }
 }
 
 
-// What ERR_ADDR holds for `code`: the first bad column for PARAM, a host address otherwise.
+// What ERR_ADDR holds for `code`: the first bad column for PARAM, the scratchpad line or
+// accumulator row for ECC_SPAD / ECC_ACC, a host address otherwise.
 std::string where(ErrorCode code, uint64_t err_addr, const char* lead) {
   if (code == ErrorCode::kParam) return std::string(lead) + "column " + std::to_string(err_addr);
+  if (code == ErrorCode::kEccSpad) {
+    return std::string(lead) + "scratchpad line " + std::to_string(err_addr);
+  }
+  if (code == ErrorCode::kEccAcc) {
+    return std::string(lead) + "accumulator row " + std::to_string(err_addr);
+  }
   return err_addr ? std::string(lead) + "address " + hex(err_addr) : std::string();
 }
 
@@ -129,6 +144,7 @@ std::string Capabilities::to_string() const {
     s << ", no SIMT core";
   }
   s << (tensor_fp ? ", FP8 tensor modes" : ", integer tensor modes only");
+  if (mem_ecc) s << ", memory ECC (SECDED)";
   return s.str();
 }
 
@@ -139,6 +155,7 @@ void decode_simt_caps(uint32_t cap3, uint32_t cap4, Capabilities* c) {
   namespace r3 = weft::regs::cap3;
   namespace r4 = weft::regs::cap4;
   c->tensor_fp = (cap4 & r4::kFpMask) != 0;
+  c->mem_ecc = (cap4 & r4::kEccMask) != 0;
   c->simt_warps = (cap3 & r3::kWarpsMask) >> r3::kWarpsShift;
   if (c->simt_warps == 0) {
     c->simt_threads = c->simt_dmem_bytes = c->simt_imem_bytes = c->simt_dmem_banks = 0;
@@ -811,6 +828,58 @@ void Device::inject_link_fault(LinkFault f, uint64_t lo, uint64_t hi) {
 }
 
 void Device::clear_link_faults() { impl_->be().clear_link_faults(); }
+
+EccCounts Device::ecc_counts() {
+  EccCounts e;
+  if (!impl_->caps().mem_ecc) return e;
+  namespace r = weft::regs;
+  const auto mem = [](uint32_t v) {
+    return (v & r::ecc_last_corr::kAccMask) ? Memory::kAccumulator : Memory::kScratchpad;
+  };
+  e.corrected = impl_->rd(r::kEccCorrected);
+  e.detected = impl_->rd(r::kEccDetected);
+  const uint32_t lc = impl_->rd(r::kEccLastCorr), le = impl_->rd(r::kEccLastErr);
+  e.last_corrected_mem = mem(lc);
+  e.last_corrected_addr = lc & r::ecc_last_corr::kAddrMask;
+  e.last_detected_mem = mem(le);
+  e.last_detected_addr = le & r::ecc_last_err::kAddrMask;
+  return e;
+}
+
+void Device::clear_ecc_counts() {
+  if (!impl_->caps().mem_ecc) return;
+  const uint32_t ctrl = impl_->rd(detail::csr::kCtrl) & detail::csr::kCtrlEnable;
+  impl_->wr(detail::csr::kCtrl, ctrl | weft::regs::ctrl::kEccClearMask);
+}
+
+void Device::inject_mem_error(Memory m, uint64_t addr, unsigned bit) {
+  const char* name = m == Memory::kAccumulator ? "accumulator row " : "scratchpad line ";
+  const uint64_t words = m == Memory::kAccumulator ? impl_->caps().acc_rows : impl_->caps().spad_lines;
+  if (addr >= words) {
+    throw Error(Errc::kBadArgument, std::string("inject_mem_error: ") + name +
+                                        std::to_string(addr) + " beyond the memory (" +
+                                        std::to_string(words) + ")");
+  }
+  bool ok = false;
+  try {
+    ok = impl_->be().flip_mem_bit(static_cast<int>(m), addr, bit);
+  } catch (const std::out_of_range& e) {
+    throw Error(Errc::kBadArgument, std::string("inject_mem_error: ") + e.what());
+  }
+  if (!ok) {
+    throw Error(Errc::kUnsupported,
+                "this back end cannot inject memory errors (sim:// can, through the SRAMs' "
+                "simulation back door)");
+  }
+}
+
+MemWordBits Device::mem_word_bits(Memory m) {
+  unsigned data = 0, check = 0;
+  if (!impl_->be().mem_word_bits(static_cast<int>(m), &data, &check)) {
+    throw Error(Errc::kUnsupported, "this back end cannot tell the memories' word layout (sim:// can)");
+  }
+  return {data, check};
+}
 
 std::vector<std::pair<std::string, uint64_t>> Device::link_stats() { return impl_->be().link_stats(); }
 

@@ -50,7 +50,8 @@ class PcieBackend final : public VerilatedBackend<Model> {
 
  private:
   explicit PcieBackend(OptionReader&& r)
-      : VerilatedBackend<Model>(r, WEFT_PLUGIN_ROWS, WEFT_PLUGIN_COLS) {
+      : VerilatedBackend<Model>(r, WEFT_PLUGIN_ROWS, WEFT_PLUGIN_COLS, WEFT_PLUGIN_ECC != 0,
+                                "top.weft_pcie_top.u_top") {
     o_.lanes = static_cast<unsigned>(r.u64("lanes", 4, 1, 32));
     o_.gts = r.f64("gts", 8.0, 0.1, 64.0);
     o_.clock_mhz = r.f64("clock_mhz", 250.0, 1.0, 5000.0);
@@ -81,8 +82,9 @@ class PcieBackend final : public VerilatedBackend<Model> {
     const bool has_timeout = r.has("cpl_timeout");
     const uint64_t cpl_timeout = r.u64("cpl_timeout", 100000, 16, 0xffffffffu);
     r.check_all_used("pcie-sim",
-                     "array=RxC lanes=N gts=R clock_mhz=F latency=N jitter=N mem_latency=N cpl=N "
-                     "bp=P fault=drop|ur|ca|poison fault_rate=P cpl_timeout=N seed=N "
+                     "array=RxC ecc=0|1 lanes=N gts=R clock_mhz=F latency=N jitter=N "
+                     "mem_latency=N cpl=N bp=P fault=drop|ur|ca|poison fault_rate=P "
+                     "cpl_timeout=N seed=N "
                      "trace=file.fst (and the device options mem, membase, ring, timeout)");
 
     rc_ = std::make_unique<sim::PcieRc<Model>>(*dut_, mem_, o_);

@@ -1,12 +1,12 @@
 // sim:// plugin: the Verilated weft_top driven cycle by cycle, with weft::sim::AxiMem as host
 // memory (m_axi_*) and weft::sim::AxilMaster for the CSRs (s_axil_*). Built once per array
-// configuration as weft_sim_<R>x<C>.so (WEFT_PLUGIN_MODEL / WEFT_PLUGIN_HEADER / WEFT_PLUGIN_ROWS /
-// WEFT_PLUGIN_COLS) and loaded by sim_loader.cpp with dlopen(RTLD_LOCAL); it exports only
-// weft_create_sim_backend.
+// configuration as weft_sim_<R>x<C>[_ecc].so (WEFT_PLUGIN_MODEL / WEFT_PLUGIN_HEADER /
+// WEFT_PLUGIN_ROWS / WEFT_PLUGIN_COLS / WEFT_PLUGIN_ECC) and loaded by sim_loader.cpp with
+// dlopen(RTLD_LOCAL); it exports only weft_create_sim_backend.
 //
-// URI options: array=RxC (must be this build's), latency=N (memory read and write latency in
-// cycles), bp=P (random back-pressure probability on every AXI and AXI-Lite channel), seed=N,
-// trace=file.fst (waves of the whole run).
+// URI options: array=RxC and ecc=0|1 (must be this build's), latency=N (memory read and write
+// latency in cycles), bp=P (random back-pressure probability on every AXI and AXI-Lite channel),
+// seed=N, trace=file.fst (waves of the whole run).
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -30,7 +30,8 @@ class SimBackend final : public VerilatedBackend<Model> {
     char bp[32];
     std::snprintf(bp, sizeof bp, "%g", bp_);
     return "Verilated weft_top " + std::to_string(WEFT_PLUGIN_ROWS) + "x" +
-           std::to_string(WEFT_PLUGIN_COLS) + " (RTL), memory latency " + std::to_string(latency_) +
+           std::to_string(WEFT_PLUGIN_COLS) + (WEFT_PLUGIN_ECC ? " with memory ECC" : "") +
+           " (RTL), memory latency " + std::to_string(latency_) +
            " cycles, back-pressure " + bp + ", seed " + std::to_string(seed_) + waves_note();
   }
 
@@ -79,11 +80,13 @@ class SimBackend final : public VerilatedBackend<Model> {
   void clear_bus_errors() override { axi_->options().errors.clear(); }
 
  private:
-  explicit SimBackend(OptionReader&& r) : VerilatedBackend<Model>(r, WEFT_PLUGIN_ROWS, WEFT_PLUGIN_COLS) {
+  explicit SimBackend(OptionReader&& r)
+      : VerilatedBackend<Model>(r, WEFT_PLUGIN_ROWS, WEFT_PLUGIN_COLS, WEFT_PLUGIN_ECC != 0,
+                                "top.weft_top") {
     latency_ = static_cast<unsigned>(r.u64("latency", 4, 0, 4096));
     bp_ = r.f64("bp", 0.0, 0.0, 0.95);
     r.check_all_used("sim",
-                     "array=RxC latency=N bp=P seed=N trace=file.fst (and the device "
+                     "array=RxC ecc=0|1 latency=N bp=P seed=N trace=file.fst (and the device "
                      "options mem, membase, ring, timeout)");
     sim::AxiMemOptions mo;
     mo.read_latency = latency_;

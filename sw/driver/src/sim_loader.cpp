@@ -3,7 +3,8 @@
 //
 // Each Verilated configuration is its own shared object (Verilator's DPI exports are global
 // symbols, so one configuration per object, loaded RTLD_LOCAL): weft_sim_<R>x<C>.so (weft_top
-// behind AXI models) and weft_pcie_<R>x<C>.so (weft_pcie_top behind the root-complex model).
+// behind AXI models) and weft_pcie_<R>x<C>.so (weft_pcie_top behind the root-complex model);
+// a build with memory ECC (URI option ecc=1) is weft_sim_<R>x<C>_ecc.so.
 // Searched in $WEFT_PLUGIN_DIR, then beside libweft and in its weft/ subdirectory (the install
 // layout).
 #include <dlfcn.h>
@@ -40,7 +41,11 @@ static std::unique_ptr<Backend> load_plugin(const std::string& scheme, const std
                                             const Options& opts) {
   std::string array = "16x16";
   if (auto it = opts.find("array"); it != opts.end()) array = it->second;
-  const std::string file = prefix + array + ".so";
+  // ecc=1: the configuration built with memory ECC (its plugin checks the value too).
+  bool ecc = false;
+  if (auto it = opts.find("ecc"); it != opts.end()) ecc = it->second == "1";
+  const std::string build = array + (ecc ? "_ecc" : "");
+  const std::string file = prefix + build + ".so";
   std::set<std::string> available;
   std::string searched;
   for (const auto& dir : plugin_dirs()) {
@@ -76,12 +81,12 @@ static std::unique_ptr<Backend> load_plugin(const std::string& scheme, const std
   // (sw/driver/CMakeLists.txt), installed to <libdir>/weft beside libweft.
   const std::string var = scheme == "sim" ? "WEFT_SIM_CONFIGS" : "WEFT_PCIE_CONFIGS";
   throw Error(Errc::kBadUri,
-              scheme + "://: no simulator build for array=" + array + " (" + file +
-                  "); available: " + (list.empty() ? std::string("none") : list) +
+              scheme + "://: no simulator build for array=" + array + (ecc ? " with ecc=1" : "") +
+                  " (" + file + "); available: " + (list.empty() ? std::string("none") : list) +
                   ". Build one with the CMake cache variable " + var +
-                  " (RxC:AccDepth, ';'-separated), e.g. cmake -B build -D" + var + "=\"16x16:512;" +
-                  array +
-                  ":512\" && cmake --build build; cmake --install build puts the plugins in "
+                  " (RxC:AccDepth[:ecc], ';'-separated), e.g. cmake -B build -D" + var +
+                  "=\"16x16:512;" + array + ":512" + (ecc ? ":ecc" : "") +
+                  "\" && cmake --build build; cmake --install build puts the plugins in "
                   "<prefix>/lib/weft, beside libweft. Searched " +
                   searched + " (WEFT_PLUGIN_DIR adds a directory holding " + prefix + "*.so)");
 }

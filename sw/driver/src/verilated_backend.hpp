@@ -3,7 +3,9 @@
 // Weft tick protocol, host memory with the log of the device's writes, and the exported factory.
 // A plugin derives from VerilatedBackend<Model>, creates its bus models in its constructor, then
 // calls reset(); it supplies drive_models() / sample_models() (one cycle of its bus models) and
-// may report a protocol violation from check_models() after every edge.
+// may report a protocol violation from check_models() after every edge. Memory error injection
+// (flip_mem_bit) goes through the SRAM back door (weft/tb/sram_backdoor.hpp) of the scratchpad
+// and accumulator banks under the weft_top instance the plugin names.
 #pragma once
 
 #include <verilated.h>
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -21,6 +24,7 @@
 #include "backend.hpp"
 #include "uri_options.hpp"
 #include "weft/sim/host_memory.hpp"
+#include "weft/tb/sram_backdoor.hpp"
 
 namespace weft::detail {
 
@@ -63,16 +67,44 @@ class VerilatedBackend : public Backend {
     return std::exchange(dev_writes_, {});
   }
 
+  bool flip_mem_bit(int mem, uint64_t addr, unsigned bit) override {
+    auto& banks = mem_banks(mem);
+    if (banks.empty()) return false;
+    const uint64_t depth = banks[0].depth();
+    if (addr >= depth * banks.size()) {
+      throw std::out_of_range("word " + std::to_string(addr) + " beyond the memory's " +
+                              std::to_string(depth * banks.size()));
+    }
+    make_current();
+    banks[addr / depth].flip(static_cast<uint32_t>(addr % depth), bit);
+    return true;
+  }
+
+  bool mem_word_bits(int mem, unsigned* data, unsigned* check) override {
+    auto& banks = mem_banks(mem);
+    if (banks.empty()) return false;
+    *data = banks[0].width();
+    *check = banks[0].check_bits();
+    return true;
+  }
+
  protected:
-  // Checks array=RxC against this build, reads seed= and trace=, creates the model (with waves
-  // when asked) and starts logging the device's host-memory writes.
-  VerilatedBackend(OptionReader& r, uint32_t rows, uint32_t cols) {
+  // Checks array=RxC and ecc=0|1 against this build, reads seed= and trace=, creates the model
+  // (with waves when asked) and starts logging the device's host-memory writes. `top_scope` is
+  // the weft_top instance's DPI scope prefix ("top.weft_top", ...).
+  VerilatedBackend(OptionReader& r, uint32_t rows, uint32_t cols, bool ecc, std::string top_scope)
+      : top_scope_(std::move(top_scope)) {
     uint32_t want_rows = rows, want_cols = cols;
     r.array("array", &want_rows, &want_cols);
     if (want_rows != rows || want_cols != cols) {
       throw std::invalid_argument("this plugin simulates a " + std::to_string(rows) + "x" +
                                   std::to_string(cols) + " device, not array=" +
                                   std::to_string(want_rows) + "x" + std::to_string(want_cols));
+    }
+    if ((r.u64("ecc", 0, 0, 1) != 0) != ecc) {
+      throw std::invalid_argument(std::string("this plugin simulates a device ") +
+                                  (ecc ? "with" : "without") + " memory ECC, not ecc=" +
+                                  (ecc ? "0" : "1"));
     }
     seed_ = r.u64("seed", 1);
     trace_path_ = r.str("trace", "");
@@ -159,6 +191,26 @@ class VerilatedBackend : public Backend {
     }
   }
 
+  // The SRAM banks of memory `mem` (0 scratchpad, 1 accumulator), found on first use: the
+  // scopes <top_scope>.u_spad.g_bank[i].u_sram / <top_scope>.u_tu.u_acc.g_bank[i].u_sram.
+  std::vector<weft::tb::SramBackdoor>& mem_banks(int mem) {
+    if (mem < 0 || mem > 1) throw std::out_of_range("no memory " + std::to_string(mem));
+    auto& banks = mem_banks_[mem];
+    if (!banks) {
+      banks.emplace();
+      make_current();
+      const std::string base = top_scope_ + (mem == 0 ? ".u_spad" : ".u_tu.u_acc");
+      for (int i = 0;; ++i) {
+        const std::string scope = base + ".g_bank[" + std::to_string(i) + "].u_sram";
+        if (!svGetScopeFromName(scope.c_str())) break;
+        banks->emplace_back(scope);
+      }
+    }
+    return *banks;
+  }
+
+  std::string top_scope_;
+  std::optional<std::vector<weft::tb::SramBackdoor>> mem_banks_[2];
   std::string trace_path_;
   std::unique_ptr<VerilatedFstC> fst_;
   bool host_writing_ = false;

@@ -40,6 +40,8 @@ enum class ErrorCode : uint8_t {
   kRing = 10,  // ring size out of range or ring base not aligned
   kSimt = 11,  // a SIMT kernel stopped on an error (`SIMT_ERR_*` registers)
   kParam = 12,  // a post-processing parameter is out of range: TFLite shift outside [−31, 30] in a column `c < n` of a STORE_ACC in mode 0 or 1 (`ERR_ADDR` = the column)
+  kEccSpad = 13,  // an uncorrectable (multi-bit) ECC error in a scratchpad line (`ERR_ADDR` = the line; devices with CAP4.ecc)
+  kEccAcc = 14,  // an uncorrectable (multi-bit) ECC error in an accumulator row (`ERR_ADDR` = the row; devices with CAP4.ecc)
 };
 
 // Requantization modes of STORE_ACC (weft_requant's mode input, weft::golden::RequantMode).
@@ -87,6 +89,8 @@ constexpr std::string_view error_name(ErrorCode v) {
     case ErrorCode::kRing: return "RING";
     case ErrorCode::kSimt: return "SIMT";
     case ErrorCode::kParam: return "PARAM";
+    case ErrorCode::kEccSpad: return "ECC_SPAD";
+    case ErrorCode::kEccAcc: return "ECC_ACC";
   }
   return "UNKNOWN";
 }

@@ -46,6 +46,7 @@ struct WEFT_API Capabilities {
   uint32_t simt_dmem_bytes = 0, simt_imem_bytes = 0;  // data / instruction memory
   uint32_t simt_dmem_banks = 0;                       // data memory banks (32-bit interleaved)
   bool tensor_fp = false;  // CAP4.fp: the tensor unit's FP8 modes (ElemFormat E4M3 / E5M2)
+  bool mem_ecc = false;    // CAP4.ecc: SECDED ECC on the scratchpad and accumulator memories
   bool has_simt() const { return simt_warps != 0; }
   std::string to_string() const;
 };
@@ -62,7 +63,8 @@ struct WEFT_API DeviceError {
   ErrorCode code = ErrorCode::kNone;
   uint64_t index = 0;    // queue index of the failing descriptor
   uint64_t address = 0;  // ERR_ADDR: host address for ALIGN/WINDOW/bus errors, the column for
-                         // PARAM, thread << 32 | pc for SIMT, else the ring entry
+                         // PARAM, thread << 32 | pc for SIMT, the scratchpad line for ECC_SPAD,
+                         // the accumulator row for ECC_ACC, else the ring entry
   std::string link;      // the link's account of a bus error (pcie-sim://), else empty
   std::string_view name() const { return error_name(code); }
   std::string to_string() const;
@@ -74,6 +76,29 @@ enum class LinkFault : int {
   kUnsupportedRequest = 2,  // completion status UR
   kCompleterAbort = 3,      // completion status CA
   kPoisoned = 4,            // CplD with the EP (poisoned) bit set
+};
+
+// The device memories that have ECC on devices with Capabilities::mem_ecc (docs/common.md "ECC").
+enum class Memory : int {
+  kScratchpad = 0,   // addressed by line (0 .. spad_lines - 1)
+  kAccumulator = 1,  // addressed by row (0 .. acc_rows - 1; the bank is the row's MSB)
+};
+
+// The memory ECC registers (ECC_*; all zero without ECC): counted since the device's reset or
+// Device::clear_ecc(), saturating at 2^32 - 1.
+struct WEFT_API EccCounts {
+  uint32_t corrected = 0;  // words read with one flipped bit, corrected (ECC_CORRECTED)
+  uint32_t detected = 0;   // words read with more, not correctable (ECC_DETECTED)
+  Memory last_corrected_mem = Memory::kScratchpad;  // the last corrected word (ECC_LAST_CORR)
+  uint32_t last_corrected_addr = 0;
+  Memory last_detected_mem = Memory::kScratchpad;  // the last uncorrectable word (ECC_LAST_ERR)
+  uint32_t last_detected_addr = 0;
+};
+
+// Bits of one stored word of a memory: data, then check bits (0 without ECC).
+struct MemWordBits {
+  uint32_t data = 0;
+  uint32_t check = 0;
 };
 
 // A block of host memory inside the device's DMA window. Freed when the last copy goes away.
@@ -181,6 +206,16 @@ class WEFT_API Device {
   // The host-memory writes the device made (address, bytes) since the last call: tests use it to
   // show that nothing was written outside the DMA windows.
   std::vector<std::pair<uint64_t, uint64_t>> take_device_writes();
+
+  // Memory ECC (devices with caps().mem_ecc; zeros elsewhere): ECC_* registers, CTRL.ecc_clear.
+  EccCounts ecc_counts();
+  void clear_ecc_counts();
+  // Memory error injection (sim://, through the SRAMs' simulation back door; Errc::kUnsupported
+  // elsewhere): inverts stored bit `bit` of scratchpad line / accumulator row `addr`, a data bit
+  // below mem_word_bits(m).data, else a check bit. The next read of that word sees the error; a
+  // word is rewritten whole (LOAD, COMPUTE), which removes it.
+  void inject_mem_error(Memory m, uint64_t addr, unsigned bit);
+  MemWordBits mem_word_bits(Memory m);
 
   // Link faults (pcie-sim://; Errc::kUnsupported elsewhere): from now on the device's reads
   // touching [lo, hi) fail with `f` until clear_link_faults().

@@ -36,6 +36,8 @@ enum class Errc : uint16_t {
   kRing = 10,
   kSimt = 11,
   kParam = 12,
+  kEccSpad = 13,  // uncorrectable ECC error in a scratchpad line (devices with memory ECC)
+  kEccAcc = 14,   // uncorrectable ECC error in an accumulator row
   // Driver codes.
   kTimeout = 0x100,  // the device did not finish within the wait's cycle or wall-time budget
   kBadUri,           // Device::open: unknown scheme, option or value
@@ -61,7 +63,9 @@ static_assert(to_errc(ErrorCode::kOpcode) == Errc::kOpcode &&
               to_errc(ErrorCode::kDecerr) == Errc::kDecerr &&
               to_errc(ErrorCode::kSeq) == Errc::kSeq && to_errc(ErrorCode::kRing) == Errc::kRing &&
               to_errc(ErrorCode::kSimt) == Errc::kSimt &&
-              to_errc(ErrorCode::kParam) == Errc::kParam);
+              to_errc(ErrorCode::kParam) == Errc::kParam &&
+              to_errc(ErrorCode::kEccSpad) == Errc::kEccSpad &&
+              to_errc(ErrorCode::kEccAcc) == Errc::kEccAcc);
 constexpr bool is_device_code(Errc e) { return static_cast<uint16_t>(e) < 0x100; }
 
 // "WINDOW", "TIMEOUT", ...

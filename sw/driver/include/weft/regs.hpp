@@ -54,6 +54,10 @@ inline constexpr uint32_t kRingHead = 0x060;  // RING_HEAD
 inline constexpr uint32_t kCompleted = 0x064;  // COMPLETED
 inline constexpr uint32_t kCplAddrLo = 0x068;  // CPL_ADDR_LO
 inline constexpr uint32_t kCplAddrHi = 0x06c;  // CPL_ADDR_HI
+inline constexpr uint32_t kEccCorrected = 0x070;  // ECC_CORRECTED
+inline constexpr uint32_t kEccDetected = 0x074;  // ECC_DETECTED
+inline constexpr uint32_t kEccLastCorr = 0x078;  // ECC_LAST_CORR
+inline constexpr uint32_t kEccLastErr = 0x07c;  // ECC_LAST_ERR
 inline constexpr uint32_t kWinBaseLo[4] = {0x080, 0x0a0, 0x0c0, 0x0e0};  // WIN.BASE_LO
 inline constexpr uint32_t kWinBaseHi[4] = {0x084, 0x0a4, 0x0c4, 0x0e4};  // WIN.BASE_HI
 inline constexpr uint32_t kWinLimitLo[4] = {0x088, 0x0a8, 0x0c8, 0x0e8};  // WIN.LIMIT_LO
@@ -183,6 +187,9 @@ inline constexpr uint32_t kDmemBanksMask = 0x00ff0000u;
 inline constexpr unsigned kFpShift = 24;
 inline constexpr unsigned kFpWidth = 1;
 inline constexpr uint32_t kFpMask = 0x01000000u;
+inline constexpr unsigned kEccShift = 25;
+inline constexpr unsigned kEccWidth = 1;
+inline constexpr uint32_t kEccMask = 0x02000000u;
 }  // namespace cap4
 namespace ctrl {
 inline constexpr unsigned kEnableShift = 0;
@@ -197,6 +204,10 @@ inline constexpr unsigned kPerfClearShift = 2;
 inline constexpr unsigned kPerfClearWidth = 1;
 inline constexpr uint32_t kPerfClearMask = 0x00000004u;
 inline constexpr uint32_t kPerfClearReset = 0x00000000u;
+inline constexpr unsigned kEccClearShift = 3;
+inline constexpr unsigned kEccClearWidth = 1;
+inline constexpr uint32_t kEccClearMask = 0x00000008u;
+inline constexpr uint32_t kEccClearReset = 0x00000000u;
 inline constexpr uint32_t kReset = 0x00000000u;
 }  // namespace ctrl
 namespace status {
@@ -304,6 +315,32 @@ inline constexpr uint32_t kAddrMask = 0xffffffffu;
 inline constexpr uint32_t kAddrReset = 0x00000000u;
 inline constexpr uint32_t kReset = 0x00000000u;
 }  // namespace cpl_addr_hi
+namespace ecc_corrected {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace ecc_corrected
+namespace ecc_detected {
+inline constexpr unsigned kCountShift = 0;
+inline constexpr unsigned kCountWidth = 32;
+inline constexpr uint32_t kCountMask = 0xffffffffu;
+}  // namespace ecc_detected
+namespace ecc_last_corr {
+inline constexpr unsigned kAddrShift = 0;
+inline constexpr unsigned kAddrWidth = 24;
+inline constexpr uint32_t kAddrMask = 0x00ffffffu;
+inline constexpr unsigned kAccShift = 31;
+inline constexpr unsigned kAccWidth = 1;
+inline constexpr uint32_t kAccMask = 0x80000000u;
+}  // namespace ecc_last_corr
+namespace ecc_last_err {
+inline constexpr unsigned kAddrShift = 0;
+inline constexpr unsigned kAddrWidth = 24;
+inline constexpr uint32_t kAddrMask = 0x00ffffffu;
+inline constexpr unsigned kAccShift = 31;
+inline constexpr unsigned kAccWidth = 1;
+inline constexpr uint32_t kAccMask = 0x80000000u;
+}  // namespace ecc_last_err
 namespace win_base_lo {
 inline constexpr unsigned kAddrShift = 0;
 inline constexpr unsigned kAddrWidth = 32;
@@ -598,7 +635,7 @@ struct RegInfo {
   std::string_view title;
 };
 
-inline constexpr std::array<FieldInfo, 110> kFields = {{
+inline constexpr std::array<FieldInfo, 118> kFields = {{
     {"magic", 0, 32, Access::kConst, true, 0x54464557u, false, false},  // ID
     {"minor", 0, 16, Access::kConst, true, 0x00000000u, false, false},  // VERSION
     {"major", 16, 16, Access::kConst, true, 0x00010000u, false, false},  // VERSION
@@ -617,9 +654,11 @@ inline constexpr std::array<FieldInfo, 110> kFields = {{
     {"imem_kib", 0, 16, Access::kRO, false, 0x00000000u, false, false},  // CAP4
     {"dmem_banks", 16, 8, Access::kRO, false, 0x00000000u, false, false},  // CAP4
     {"fp", 24, 1, Access::kRO, false, 0x00000000u, false, false},  // CAP4
+    {"ecc", 25, 1, Access::kRO, false, 0x00000000u, false, false},  // CAP4
     {"enable", 0, 1, Access::kRW, true, 0x00000000u, false, false},  // CTRL
     {"qreset", 1, 1, Access::kW1P, true, 0x00000000u, false, false},  // CTRL
     {"perf_clear", 2, 1, Access::kW1P, true, 0x00000000u, false, false},  // CTRL
+    {"ecc_clear", 3, 1, Access::kW1P, true, 0x00000000u, false, false},  // CTRL
     {"idle", 0, 1, Access::kRO, false, 0x00000000u, false, false},  // STATUS
     {"error", 1, 1, Access::kRO, false, 0x00000000u, false, false},  // STATUS
     {"reset_busy", 2, 1, Access::kRO, false, 0x00000000u, false, false},  // STATUS
@@ -639,6 +678,12 @@ inline constexpr std::array<FieldInfo, 110> kFields = {{
     {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // COMPLETED
     {"addr", 0, 32, Access::kRW, true, 0x00000000u, false, false},  // CPL_ADDR_LO
     {"addr", 0, 32, Access::kRW, true, 0x00000000u, false, false},  // CPL_ADDR_HI
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // ECC_CORRECTED
+    {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // ECC_DETECTED
+    {"addr", 0, 24, Access::kRO, false, 0x00000000u, false, false},  // ECC_LAST_CORR
+    {"acc", 31, 1, Access::kRO, false, 0x00000000u, false, false},  // ECC_LAST_CORR
+    {"addr", 0, 24, Access::kRO, false, 0x00000000u, false, false},  // ECC_LAST_ERR
+    {"acc", 31, 1, Access::kRO, false, 0x00000000u, false, false},  // ECC_LAST_ERR
     {"addr", 0, 32, Access::kRW, true, 0x00000000u, false, false},  // WIN[0].BASE_LO
     {"addr", 0, 32, Access::kRW, true, 0x00000000u, false, false},  // WIN[0].BASE_HI
     {"addr", 0, 32, Access::kRW, true, 0x00000000u, false, false},  // WIN[0].LIMIT_LO
@@ -711,7 +756,7 @@ inline constexpr std::array<FieldInfo, 110> kFields = {{
     {"count", 0, 32, Access::kRO, false, 0x00000000u, false, false},  // SIMT_LAUNCHES
 }};
 
-inline constexpr std::array<RegInfo, 89> kRegisters = {{
+inline constexpr std::array<RegInfo, 93> kRegisters = {{
     {"ID", 0x000, Access::kConst, true, 0x54464557u, 0, 1,
      "Identification"},
     {"VERSION", 0x004, Access::kConst, true, 0x00010000u, 1, 2,
@@ -724,171 +769,179 @@ inline constexpr std::array<RegInfo, 89> kRegisters = {{
      "Capabilities 2: accumulator and queue"},
     {"CAP3", 0x014, Access::kRO, false, 0x00000000u, 12, 3,
      "Capabilities 3: SIMT core (all 0: no SIMT core)"},
-    {"CAP4", 0x018, Access::kRO, false, 0x00000000u, 15, 3,
+    {"CAP4", 0x018, Access::kRO, false, 0x00000000u, 15, 4,
      "Capabilities 4: SIMT core memories, tensor unit formats"},
-    {"CTRL", 0x020, Access::kRW, true, 0x00000000u, 18, 3,
+    {"CTRL", 0x020, Access::kRW, true, 0x00000000u, 19, 4,
      "Control"},
-    {"STATUS", 0x024, Access::kRO, false, 0x00000000u, 21, 3,
+    {"STATUS", 0x024, Access::kRO, false, 0x00000000u, 23, 3,
      "Status"},
-    {"ERR_CODE", 0x028, Access::kRO, false, 0x00000000u, 24, 1,
+    {"ERR_CODE", 0x028, Access::kRO, false, 0x00000000u, 26, 1,
      "Error code of the first error since the last queue reset (weft_pkg::Err*)"},
-    {"ERR_INDEX", 0x02c, Access::kRO, false, 0x00000000u, 25, 1,
+    {"ERR_INDEX", 0x02c, Access::kRO, false, 0x00000000u, 27, 1,
      "Ring index of the descriptor that failed"},
-    {"ERR_ADDR_LO", 0x030, Access::kRO, false, 0x00000000u, 26, 1,
+    {"ERR_ADDR_LO", 0x030, Access::kRO, false, 0x00000000u, 28, 1,
      "Host address involved in the error, low word"},
-    {"ERR_ADDR_HI", 0x034, Access::kRO, false, 0x00000000u, 27, 1,
+    {"ERR_ADDR_HI", 0x034, Access::kRO, false, 0x00000000u, 29, 1,
      "Host address involved in the error, high word"},
-    {"IRQ_STATUS", 0x040, Access::kW1C, true, 0x00000000u, 28, 2,
+    {"IRQ_STATUS", 0x040, Access::kW1C, true, 0x00000000u, 30, 2,
      "Interrupt status (write 1 to clear)"},
-    {"IRQ_ENABLE", 0x044, Access::kRW, true, 0x00000000u, 30, 2,
+    {"IRQ_ENABLE", 0x044, Access::kRW, true, 0x00000000u, 32, 2,
      "Interrupt enable (irq_o = |(IRQ_STATUS & IRQ_ENABLE))"},
-    {"RING_BASE_LO", 0x050, Access::kRW, true, 0x00000000u, 32, 1,
+    {"RING_BASE_LO", 0x050, Access::kRW, true, 0x00000000u, 34, 1,
      "Ring base address, low word (64-byte aligned)"},
-    {"RING_BASE_HI", 0x054, Access::kRW, true, 0x00000000u, 33, 1,
+    {"RING_BASE_HI", 0x054, Access::kRW, true, 0x00000000u, 35, 1,
      "Ring base address, high word"},
-    {"RING_SIZE", 0x058, Access::kRW, true, 0x00000000u, 34, 1,
+    {"RING_SIZE", 0x058, Access::kRW, true, 0x00000000u, 36, 1,
      "Ring size: log2 of the number of 64-byte entries (1..16)"},
-    {"RING_TAIL", 0x05c, Access::kRW, true, 0x00000000u, 35, 1,
+    {"RING_TAIL", 0x05c, Access::kRW, true, 0x00000000u, 37, 1,
      "Ring tail (doorbell): number of descriptors written since the queue reset"},
-    {"RING_HEAD", 0x060, Access::kRO, false, 0x00000000u, 36, 1,
+    {"RING_HEAD", 0x060, Access::kRO, false, 0x00000000u, 38, 1,
      "Ring head: descriptors fetched since the queue reset"},
-    {"COMPLETED", 0x064, Access::kRO, false, 0x00000000u, 37, 1,
+    {"COMPLETED", 0x064, Access::kRO, false, 0x00000000u, 39, 1,
      "Descriptors completed (retired in order) since the queue reset"},
-    {"CPL_ADDR_LO", 0x068, Access::kRW, true, 0x00000000u, 38, 1,
+    {"CPL_ADDR_LO", 0x068, Access::kRW, true, 0x00000000u, 40, 1,
      "Completion write-back address, low word (16-byte aligned; 0 with CPL_ADDR_HI 0 disables)"},
-    {"CPL_ADDR_HI", 0x06c, Access::kRW, true, 0x00000000u, 39, 1,
+    {"CPL_ADDR_HI", 0x06c, Access::kRW, true, 0x00000000u, 41, 1,
      "Completion write-back address, high word"},
-    {"WIN[0].BASE_LO", 0x080, Access::kRW, true, 0x00000000u, 40, 1,
+    {"ECC_CORRECTED", 0x070, Access::kRO, false, 0x00000000u, 42, 1,
+     "ECC: words read with one flipped bit, corrected"},
+    {"ECC_DETECTED", 0x074, Access::kRO, false, 0x00000000u, 43, 1,
+     "ECC: words read with more than one flipped bit, not correctable (each one also stops the queue with ECC_SPAD / ECC_ACC unless an error is pending)"},
+    {"ECC_LAST_CORR", 0x078, Access::kRO, false, 0x00000000u, 44, 2,
+     "ECC: the last corrected word"},
+    {"ECC_LAST_ERR", 0x07c, Access::kRO, false, 0x00000000u, 46, 2,
+     "ECC: the last uncorrectable word"},
+    {"WIN[0].BASE_LO", 0x080, Access::kRW, true, 0x00000000u, 48, 1,
      "Window base, low word (accesses start at bus-width multiples, so a base between them acts as the next one)"},
-    {"WIN[0].BASE_HI", 0x084, Access::kRW, true, 0x00000000u, 41, 1,
+    {"WIN[0].BASE_HI", 0x084, Access::kRW, true, 0x00000000u, 49, 1,
      "Window base, high word"},
-    {"WIN[0].LIMIT_LO", 0x088, Access::kRW, true, 0x00000000u, 42, 1,
+    {"WIN[0].LIMIT_LO", 0x088, Access::kRW, true, 0x00000000u, 50, 1,
      "Window limit (exclusive end), low word (every bus beat must lie below it, so a limit between bus-width multiples acts as the one below)"},
-    {"WIN[0].LIMIT_HI", 0x08c, Access::kRW, true, 0x00000000u, 43, 1,
+    {"WIN[0].LIMIT_HI", 0x08c, Access::kRW, true, 0x00000000u, 51, 1,
      "Window limit (exclusive end), high word"},
-    {"WIN[0].CTRL", 0x090, Access::kRW, true, 0x00000000u, 44, 2,
+    {"WIN[0].CTRL", 0x090, Access::kRW, true, 0x00000000u, 52, 2,
      "Window permissions"},
-    {"WIN[1].BASE_LO", 0x0a0, Access::kRW, true, 0x00000000u, 46, 1,
+    {"WIN[1].BASE_LO", 0x0a0, Access::kRW, true, 0x00000000u, 54, 1,
      "Window base, low word (accesses start at bus-width multiples, so a base between them acts as the next one)"},
-    {"WIN[1].BASE_HI", 0x0a4, Access::kRW, true, 0x00000000u, 47, 1,
+    {"WIN[1].BASE_HI", 0x0a4, Access::kRW, true, 0x00000000u, 55, 1,
      "Window base, high word"},
-    {"WIN[1].LIMIT_LO", 0x0a8, Access::kRW, true, 0x00000000u, 48, 1,
+    {"WIN[1].LIMIT_LO", 0x0a8, Access::kRW, true, 0x00000000u, 56, 1,
      "Window limit (exclusive end), low word (every bus beat must lie below it, so a limit between bus-width multiples acts as the one below)"},
-    {"WIN[1].LIMIT_HI", 0x0ac, Access::kRW, true, 0x00000000u, 49, 1,
+    {"WIN[1].LIMIT_HI", 0x0ac, Access::kRW, true, 0x00000000u, 57, 1,
      "Window limit (exclusive end), high word"},
-    {"WIN[1].CTRL", 0x0b0, Access::kRW, true, 0x00000000u, 50, 2,
+    {"WIN[1].CTRL", 0x0b0, Access::kRW, true, 0x00000000u, 58, 2,
      "Window permissions"},
-    {"WIN[2].BASE_LO", 0x0c0, Access::kRW, true, 0x00000000u, 52, 1,
+    {"WIN[2].BASE_LO", 0x0c0, Access::kRW, true, 0x00000000u, 60, 1,
      "Window base, low word (accesses start at bus-width multiples, so a base between them acts as the next one)"},
-    {"WIN[2].BASE_HI", 0x0c4, Access::kRW, true, 0x00000000u, 53, 1,
+    {"WIN[2].BASE_HI", 0x0c4, Access::kRW, true, 0x00000000u, 61, 1,
      "Window base, high word"},
-    {"WIN[2].LIMIT_LO", 0x0c8, Access::kRW, true, 0x00000000u, 54, 1,
+    {"WIN[2].LIMIT_LO", 0x0c8, Access::kRW, true, 0x00000000u, 62, 1,
      "Window limit (exclusive end), low word (every bus beat must lie below it, so a limit between bus-width multiples acts as the one below)"},
-    {"WIN[2].LIMIT_HI", 0x0cc, Access::kRW, true, 0x00000000u, 55, 1,
+    {"WIN[2].LIMIT_HI", 0x0cc, Access::kRW, true, 0x00000000u, 63, 1,
      "Window limit (exclusive end), high word"},
-    {"WIN[2].CTRL", 0x0d0, Access::kRW, true, 0x00000000u, 56, 2,
+    {"WIN[2].CTRL", 0x0d0, Access::kRW, true, 0x00000000u, 64, 2,
      "Window permissions"},
-    {"WIN[3].BASE_LO", 0x0e0, Access::kRW, true, 0x00000000u, 58, 1,
+    {"WIN[3].BASE_LO", 0x0e0, Access::kRW, true, 0x00000000u, 66, 1,
      "Window base, low word (accesses start at bus-width multiples, so a base between them acts as the next one)"},
-    {"WIN[3].BASE_HI", 0x0e4, Access::kRW, true, 0x00000000u, 59, 1,
+    {"WIN[3].BASE_HI", 0x0e4, Access::kRW, true, 0x00000000u, 67, 1,
      "Window base, high word"},
-    {"WIN[3].LIMIT_LO", 0x0e8, Access::kRW, true, 0x00000000u, 60, 1,
+    {"WIN[3].LIMIT_LO", 0x0e8, Access::kRW, true, 0x00000000u, 68, 1,
      "Window limit (exclusive end), low word (every bus beat must lie below it, so a limit between bus-width multiples acts as the one below)"},
-    {"WIN[3].LIMIT_HI", 0x0ec, Access::kRW, true, 0x00000000u, 61, 1,
+    {"WIN[3].LIMIT_HI", 0x0ec, Access::kRW, true, 0x00000000u, 69, 1,
      "Window limit (exclusive end), high word"},
-    {"WIN[3].CTRL", 0x0f0, Access::kRW, true, 0x00000000u, 62, 2,
+    {"WIN[3].CTRL", 0x0f0, Access::kRW, true, 0x00000000u, 70, 2,
      "Window permissions"},
-    {"PERF_CYCLES.LO", 0x100, Access::kRO, false, 0x00000000u, 64, 1,
+    {"PERF_CYCLES.LO", 0x100, Access::kRO, false, 0x00000000u, 72, 1,
      "cycles since perf_clear (LO)"},
-    {"PERF_CYCLES.HI", 0x104, Access::kRO, false, 0x00000000u, 65, 1,
+    {"PERF_CYCLES.HI", 0x104, Access::kRO, false, 0x00000000u, 73, 1,
      "cycles since perf_clear (HI)"},
-    {"PERF_LOAD_BUSY.LO", 0x108, Access::kRO, false, 0x00000000u, 66, 1,
+    {"PERF_LOAD_BUSY.LO", 0x108, Access::kRO, false, 0x00000000u, 74, 1,
      "load engine executing a descriptor (LO)"},
-    {"PERF_LOAD_BUSY.HI", 0x10c, Access::kRO, false, 0x00000000u, 67, 1,
+    {"PERF_LOAD_BUSY.HI", 0x10c, Access::kRO, false, 0x00000000u, 75, 1,
      "load engine executing a descriptor (HI)"},
-    {"PERF_COMPUTE_BUSY.LO", 0x110, Access::kRO, false, 0x00000000u, 68, 1,
+    {"PERF_COMPUTE_BUSY.LO", 0x110, Access::kRO, false, 0x00000000u, 76, 1,
      "compute engine executing a descriptor (LO)"},
-    {"PERF_COMPUTE_BUSY.HI", 0x114, Access::kRO, false, 0x00000000u, 69, 1,
+    {"PERF_COMPUTE_BUSY.HI", 0x114, Access::kRO, false, 0x00000000u, 77, 1,
      "compute engine executing a descriptor (HI)"},
-    {"PERF_STORE_BUSY.LO", 0x118, Access::kRO, false, 0x00000000u, 70, 1,
+    {"PERF_STORE_BUSY.LO", 0x118, Access::kRO, false, 0x00000000u, 78, 1,
      "store engine executing a descriptor (LO)"},
-    {"PERF_STORE_BUSY.HI", 0x11c, Access::kRO, false, 0x00000000u, 71, 1,
+    {"PERF_STORE_BUSY.HI", 0x11c, Access::kRO, false, 0x00000000u, 79, 1,
      "store engine executing a descriptor (HI)"},
-    {"PERF_LOAD_WAIT_DEP.LO", 0x120, Access::kRO, false, 0x00000000u, 72, 1,
+    {"PERF_LOAD_WAIT_DEP.LO", 0x120, Access::kRO, false, 0x00000000u, 80, 1,
      "load engine holds a descriptor whose dependencies are not met (LO)"},
-    {"PERF_LOAD_WAIT_DEP.HI", 0x124, Access::kRO, false, 0x00000000u, 73, 1,
+    {"PERF_LOAD_WAIT_DEP.HI", 0x124, Access::kRO, false, 0x00000000u, 81, 1,
      "load engine holds a descriptor whose dependencies are not met (HI)"},
-    {"PERF_COMPUTE_WAIT_DEP.LO", 0x128, Access::kRO, false, 0x00000000u, 74, 1,
+    {"PERF_COMPUTE_WAIT_DEP.LO", 0x128, Access::kRO, false, 0x00000000u, 82, 1,
      "compute engine holds a descriptor whose dependencies are not met (LO)"},
-    {"PERF_COMPUTE_WAIT_DEP.HI", 0x12c, Access::kRO, false, 0x00000000u, 75, 1,
+    {"PERF_COMPUTE_WAIT_DEP.HI", 0x12c, Access::kRO, false, 0x00000000u, 83, 1,
      "compute engine holds a descriptor whose dependencies are not met (HI)"},
-    {"PERF_STORE_WAIT_DEP.LO", 0x130, Access::kRO, false, 0x00000000u, 76, 1,
+    {"PERF_STORE_WAIT_DEP.LO", 0x130, Access::kRO, false, 0x00000000u, 84, 1,
      "store engine holds a descriptor whose dependencies are not met (LO)"},
-    {"PERF_STORE_WAIT_DEP.HI", 0x134, Access::kRO, false, 0x00000000u, 77, 1,
+    {"PERF_STORE_WAIT_DEP.HI", 0x134, Access::kRO, false, 0x00000000u, 85, 1,
      "store engine holds a descriptor whose dependencies are not met (HI)"},
-    {"PERF_TU_WAIT_W.LO", 0x138, Access::kRO, false, 0x00000000u, 78, 1,
+    {"PERF_TU_WAIT_W.LO", 0x138, Access::kRO, false, 0x00000000u, 86, 1,
      "tensor unit: COMPUTE waiting for its weight tile (LO)"},
-    {"PERF_TU_WAIT_W.HI", 0x13c, Access::kRO, false, 0x00000000u, 79, 1,
+    {"PERF_TU_WAIT_W.HI", 0x13c, Access::kRO, false, 0x00000000u, 87, 1,
      "tensor unit: COMPUTE waiting for its weight tile (HI)"},
-    {"PERF_TU_WAIT_A.LO", 0x140, Access::kRO, false, 0x00000000u, 80, 1,
+    {"PERF_TU_WAIT_A.LO", 0x140, Access::kRO, false, 0x00000000u, 88, 1,
      "tensor unit: COMPUTE waiting for activation rows (LO)"},
-    {"PERF_TU_WAIT_A.HI", 0x144, Access::kRO, false, 0x00000000u, 81, 1,
+    {"PERF_TU_WAIT_A.HI", 0x144, Access::kRO, false, 0x00000000u, 89, 1,
      "tensor unit: COMPUTE waiting for activation rows (HI)"},
-    {"PERF_TU_WAIT_DRAIN.LO", 0x148, Access::kRO, false, 0x00000000u, 82, 1,
+    {"PERF_TU_WAIT_DRAIN.LO", 0x148, Access::kRO, false, 0x00000000u, 90, 1,
      "tensor unit: DRAIN waiting (hazard or output back-pressure) (LO)"},
-    {"PERF_TU_WAIT_DRAIN.HI", 0x14c, Access::kRO, false, 0x00000000u, 83, 1,
+    {"PERF_TU_WAIT_DRAIN.HI", 0x14c, Access::kRO, false, 0x00000000u, 91, 1,
      "tensor unit: DRAIN waiting (hazard or output back-pressure) (HI)"},
-    {"PERF_MACS.LO", 0x150, Access::kRO, false, 0x00000000u, 84, 1,
+    {"PERF_MACS.LO", 0x150, Access::kRO, false, 0x00000000u, 92, 1,
      "multiply-accumulates issued into the array (rows x cols per row) (LO)"},
-    {"PERF_MACS.HI", 0x154, Access::kRO, false, 0x00000000u, 85, 1,
+    {"PERF_MACS.HI", 0x154, Access::kRO, false, 0x00000000u, 93, 1,
      "multiply-accumulates issued into the array (rows x cols per row) (HI)"},
-    {"PERF_DMA_RD_BYTES.LO", 0x158, Access::kRO, false, 0x00000000u, 86, 1,
+    {"PERF_DMA_RD_BYTES.LO", 0x158, Access::kRO, false, 0x00000000u, 94, 1,
      "bytes read by the AXI master (R beats x bus bytes) (LO)"},
-    {"PERF_DMA_RD_BYTES.HI", 0x15c, Access::kRO, false, 0x00000000u, 87, 1,
+    {"PERF_DMA_RD_BYTES.HI", 0x15c, Access::kRO, false, 0x00000000u, 95, 1,
      "bytes read by the AXI master (R beats x bus bytes) (HI)"},
-    {"PERF_DMA_WR_BYTES.LO", 0x160, Access::kRO, false, 0x00000000u, 88, 1,
+    {"PERF_DMA_WR_BYTES.LO", 0x160, Access::kRO, false, 0x00000000u, 96, 1,
      "bytes written (strobed bytes of W beats) (LO)"},
-    {"PERF_DMA_WR_BYTES.HI", 0x164, Access::kRO, false, 0x00000000u, 89, 1,
+    {"PERF_DMA_WR_BYTES.HI", 0x164, Access::kRO, false, 0x00000000u, 97, 1,
      "bytes written (strobed bytes of W beats) (HI)"},
-    {"PERF_DMA_RD_STALL.LO", 0x168, Access::kRO, false, 0x00000000u, 90, 1,
+    {"PERF_DMA_RD_STALL.LO", 0x168, Access::kRO, false, 0x00000000u, 98, 1,
      "cycles a read burst was pending (AR not accepted or R not yet back) (LO)"},
-    {"PERF_DMA_RD_STALL.HI", 0x16c, Access::kRO, false, 0x00000000u, 91, 1,
+    {"PERF_DMA_RD_STALL.HI", 0x16c, Access::kRO, false, 0x00000000u, 99, 1,
      "cycles a read burst was pending (AR not accepted or R not yet back) (HI)"},
-    {"PERF_DMA_WR_STALL.LO", 0x170, Access::kRO, false, 0x00000000u, 92, 1,
+    {"PERF_DMA_WR_STALL.LO", 0x170, Access::kRO, false, 0x00000000u, 100, 1,
      "cycles W data was offered and not accepted, or B awaited (LO)"},
-    {"PERF_DMA_WR_STALL.HI", 0x174, Access::kRO, false, 0x00000000u, 93, 1,
+    {"PERF_DMA_WR_STALL.HI", 0x174, Access::kRO, false, 0x00000000u, 101, 1,
      "cycles W data was offered and not accepted, or B awaited (HI)"},
-    {"PERF_DESC_RETIRED.LO", 0x178, Access::kRO, false, 0x00000000u, 94, 1,
+    {"PERF_DESC_RETIRED.LO", 0x178, Access::kRO, false, 0x00000000u, 102, 1,
      "descriptors retired (LO)"},
-    {"PERF_DESC_RETIRED.HI", 0x17c, Access::kRO, false, 0x00000000u, 95, 1,
+    {"PERF_DESC_RETIRED.HI", 0x17c, Access::kRO, false, 0x00000000u, 103, 1,
      "descriptors retired (HI)"},
-    {"SIMT_ERR_CODE", 0x200, Access::kRO, false, 0x00000000u, 96, 1,
+    {"SIMT_ERR_CODE", 0x200, Access::kRO, false, 0x00000000u, 104, 1,
      "SIMT error code of the last launch (docs/simt-model.md; 0 = every thread exited)"},
-    {"SIMT_ERR_PC", 0x204, Access::kRO, false, 0x00000000u, 97, 1,
+    {"SIMT_ERR_PC", 0x204, Access::kRO, false, 0x00000000u, 105, 1,
      "SIMT error: pc of the faulting instruction"},
-    {"SIMT_ERR_THREAD", 0x208, Access::kRO, false, 0x00000000u, 98, 1,
+    {"SIMT_ERR_THREAD", 0x208, Access::kRO, false, 0x00000000u, 106, 1,
      "SIMT error: thread id of the faulting thread"},
-    {"SIMT_ERR_TVAL", 0x20c, Access::kRO, false, 0x00000000u, 99, 1,
+    {"SIMT_ERR_TVAL", 0x20c, Access::kRO, false, 0x00000000u, 107, 1,
      "SIMT error: faulting address or instruction word"},
-    {"SIMT_CYCLES", 0x210, Access::kRO, false, 0x00000000u, 100, 1,
+    {"SIMT_CYCLES", 0x210, Access::kRO, false, 0x00000000u, 108, 1,
      "SIMT: cycles from start to end of the last launch"},
-    {"SIMT_ISSUED", 0x214, Access::kRO, false, 0x00000000u, 101, 1,
+    {"SIMT_ISSUED", 0x214, Access::kRO, false, 0x00000000u, 109, 1,
      "SIMT: warp instructions executed"},
-    {"SIMT_ACTIVE", 0x218, Access::kRO, false, 0x00000000u, 102, 1,
+    {"SIMT_ACTIVE", 0x218, Access::kRO, false, 0x00000000u, 110, 1,
      "SIMT: sum of the active threads of those instructions"},
-    {"SIMT_STALL_PIPE", 0x21c, Access::kRO, false, 0x00000000u, 103, 1,
+    {"SIMT_STALL_PIPE", 0x21c, Access::kRO, false, 0x00000000u, 111, 1,
      "SIMT: cycles without issue, warps in the pipeline or draining"},
-    {"SIMT_STALL_DIV", 0x220, Access::kRO, false, 0x00000000u, 104, 1,
+    {"SIMT_STALL_DIV", 0x220, Access::kRO, false, 0x00000000u, 112, 1,
      "SIMT: cycles without issue, waiting for the divider"},
-    {"SIMT_STALL_MEM", 0x224, Access::kRO, false, 0x00000000u, 105, 1,
+    {"SIMT_STALL_MEM", 0x224, Access::kRO, false, 0x00000000u, 113, 1,
      "SIMT: cycles without issue, waiting for the load/store unit"},
-    {"SIMT_STALL_BARRIER", 0x228, Access::kRO, false, 0x00000000u, 106, 1,
+    {"SIMT_STALL_BARRIER", 0x228, Access::kRO, false, 0x00000000u, 114, 1,
      "SIMT: cycles without issue, threads waiting at a barrier"},
-    {"SIMT_REPLAYS", 0x22c, Access::kRO, false, 0x00000000u, 107, 1,
+    {"SIMT_REPLAYS", 0x22c, Access::kRO, false, 0x00000000u, 115, 1,
      "SIMT: instructions dropped at register read and issued again"},
-    {"SIMT_BARRIERS", 0x230, Access::kRO, false, 0x00000000u, 108, 1,
+    {"SIMT_BARRIERS", 0x230, Access::kRO, false, 0x00000000u, 116, 1,
      "SIMT: barrier releases"},
-    {"SIMT_LAUNCHES", 0x234, Access::kRO, false, 0x00000000u, 109, 1,
+    {"SIMT_LAUNCHES", 0x234, Access::kRO, false, 0x00000000u, 117, 1,
      "SIMT launches completed since reset"},
 }};
 

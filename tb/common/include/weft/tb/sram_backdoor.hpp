@@ -2,9 +2,9 @@
 // directly, without clock cycles (fast test setup, end-of-test dumps).
 //
 // Both SRAM modules export, under `ifdef VERILATOR, the DPI-C functions weft_sram_bd_write /
-// _read / _depth / _width / _max_bits. An export is one global C symbol per model; Verilator
-// dispatches each call to the instance selected by the current svScope, which this class sets
-// around every call (and restores afterwards).
+// _read / _flip / _read_check / _depth / _width / _check_bits / _max_bits. An export is one global C symbol per
+// model; Verilator dispatches each call to the instance selected by the current svScope, which
+// this class sets around every call (and restores afterwards).
 //
 // Scope names (Verilator 5.006, checked by tb/common_blocks tests):
 //   "<model name>.<top module>.<instance path>"
@@ -25,6 +25,10 @@
 // module's DPI scope is a fatal Verilator error, not an exception.
 // A scope belongs to one VerilatedContext: make a new SramBackdoor for every new Harness.
 // Words are given little endian in 32-bit chunks: element 0 holds bits [31:0] of the SRAM word.
+// With ECC (the SRAM's Ecc parameter, check_bits() > 0) write() stores the word with its check
+// bits, read() returns the data bits as stored (not corrected), and flip() injects errors: it
+// inverts one stored bit, a data bit (0 .. width()-1) or a check bit (width() .. width() +
+// check_bits() - 1).
 #pragma once
 
 #include <svdpi.h>
@@ -40,8 +44,11 @@
 extern "C" {
 extern void weft_sram_bd_write(unsigned int addr, const svBitVecVal* data);
 extern void weft_sram_bd_read(unsigned int addr, svBitVecVal* data);
+extern void weft_sram_bd_flip(unsigned int addr, unsigned int idx);
+extern unsigned int weft_sram_bd_read_check(unsigned int addr);
 extern unsigned int weft_sram_bd_depth();
 extern unsigned int weft_sram_bd_width();
+extern unsigned int weft_sram_bd_check_bits();
 extern unsigned int weft_sram_bd_max_bits();
 }
 
@@ -64,6 +71,8 @@ class SramBackdoor {
   const std::string& scope() const { return name_; }
   uint32_t depth() const { return depth_; }
   uint32_t width() const { return width_; }
+  // Check bits stored with each word (0 without ECC).
+  uint32_t check_bits() const { return check_bits_; }
   // Number of 32-bit chunks of one SRAM word.
   size_t chunks() const { return (width_ + 31) / 32; }
 
@@ -84,6 +93,25 @@ class SramBackdoor {
     for (size_t i = 0; i < words.size(); ++i) buf[i] = words[i];
     const Scoped s(scope_);
     weft_sram_bd_write(addr, buf);
+  }
+
+  // Inverts stored bit `bit` of the word at addr: a data bit below width(), else check bit
+  // bit - width(); std::out_of_range beyond width() + check_bits().
+  void flip(uint32_t addr, uint32_t bit) const {
+    check_addr(addr);
+    if (bit >= width_ + check_bits_) {
+      throw std::out_of_range("SramBackdoor(" + name_ + "): bit " + std::to_string(bit) +
+                              " >= width + check bits " + std::to_string(width_ + check_bits_));
+    }
+    const Scoped s(scope_);
+    weft_sram_bd_flip(addr, bit);
+  }
+
+  // The check bits stored with the word at addr (0 without ECC).
+  uint32_t read_check(uint32_t addr) const {
+    check_addr(addr);
+    const Scoped s(scope_);
+    return weft_sram_bd_read_check(addr);
   }
 
   // Reads the whole word at addr: chunks() elements, little endian.
@@ -124,6 +152,7 @@ class SramBackdoor {
     }
     depth_ = weft_sram_bd_depth();
     width_ = weft_sram_bd_width();
+    check_bits_ = weft_sram_bd_check_bits();
   }
 
   void check_addr(uint32_t addr) const {
@@ -137,6 +166,7 @@ class SramBackdoor {
   svScope scope_ = nullptr;
   uint32_t depth_ = 0;
   uint32_t width_ = 0;
+  uint32_t check_bits_ = 0;
 };
 
 }  // namespace weft::tb

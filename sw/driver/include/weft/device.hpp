@@ -76,6 +76,14 @@ enum class LinkFault : int {
   kPoisoned = 4,            // CplD with the EP (poisoned) bit set
 };
 
+// Host-memory bus beats of the device (Device::take_bus_accesses): [addr, addr + bytes), adjacent
+// beats merged, every beat whole (a partly strobed write beat counts all its bytes).
+struct BusAccess {
+  uint64_t addr = 0;
+  uint64_t bytes = 0;
+  bool write = false;
+};
+
 // A block of host memory inside the device's DMA window. Freed when the last copy goes away.
 class WEFT_API Buffer {
  public:
@@ -181,6 +189,11 @@ class WEFT_API Device {
   // The host-memory writes the device made (address, bytes) since the last call: tests use it to
   // show that nothing was written outside the DMA windows.
   std::vector<std::pair<uint64_t, uint64_t>> take_device_writes();
+  // Every read and write beat the device put on its host-memory bus since the last call,
+  // whatever the answer (OKAY or an injected error): tests and the fuzzer show that no access,
+  // read or write, left the DMA windows. sim:// opened with buslog=1; Errc::kUnsupported
+  // elsewhere.
+  std::vector<BusAccess> take_bus_accesses();
 
   // Link faults (pcie-sim://; Errc::kUnsupported elsewhere): from now on the device's reads
   // touching [lo, hi) fail with `f` until clear_link_faults().

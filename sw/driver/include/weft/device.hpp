@@ -74,6 +74,14 @@ enum class LinkFault : int {
   kUnsupportedRequest = 2,  // completion status UR
   kCompleterAbort = 3,      // completion status CA
   kPoisoned = 4,            // CplD with the EP (poisoned) bit set
+  // A malformed first completion, which the endpoint drops (LINK_CPL_BAD), so that the read ends
+  // in a completion timeout:
+  kTruncated = 5,        // its eop comes a beat before its Length ends
+  kOverlong = 6,         // a beat more than its Length
+  kBadTag = 7,           // a tag the endpoint never uses
+  kBadByteCount = 8,     // Byte Count inconsistent with what is outstanding
+  kBadLowerAddress = 9,  // Lower Address of another beat
+  kGarbage = 10,         // random header fields
 };
 
 // Host-memory bus beats of the device (Device::take_bus_accesses): [addr, addr + bytes), adjacent

@@ -11,14 +11,16 @@ SKIPS    := | python3 scripts/ctest_skips.py $(BUILD)
 SETUP    := bash scripts/setup.sh
 PYTHON   ?= python3
 PREFIX   ?= /usr/local
+SECONDS  ?= 300
+SEED     ?= 1
 
-.PHONY: help setup configure build install sim test unit block lint synth formal formal-mutation coverage wave bench eval mutation clean
+.PHONY: help setup configure build install sim test unit block lint synth formal formal-mutation coverage wave bench eval mutation fuzz clean
 
 help: ## List the targets
 	@echo "Weft — make targets:"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 14
 	@echo ""
-	@echo "Variables: BUILD=$(BUILD) JOBS=$(JOBS) PREFIX=$(PREFIX) (install) TEST=<test name> (wave) WEFT_SEED=<n> WEFT_TRACE=1 WEFT_VERBOSE=1"
+	@echo "Variables: BUILD=$(BUILD) JOBS=$(JOBS) PREFIX=$(PREFIX) (install) TEST=<test name> (wave) SECONDS=$(SECONDS) SEED=$(SEED) (fuzz) WEFT_SEED=<n> WEFT_TRACE=1 WEFT_VERBOSE=1"
 
 setup: ## Install every missing dependency (apt + pip; idempotent)
 	@$(SETUP)
@@ -69,6 +71,10 @@ bench: build ## Benchmarks, each figure with its target (met / MISSES / no targe
 
 eval: setup configure ## Every network of sw/model/networks on its data set (weft eval): full test split on ref:// and golden, sim:// 359 digits / 500 Fashion-MNIST images; accuracy, agreement with onnxruntime, time
 	bash scripts/eval.sh $(BUILD) $(JOBS)
+
+fuzz: setup configure ## Descriptor fuzzer on sim:// plain and with back-pressure, SECONDS=<s> each (default 300, in parallel), SEED=<n>; prints totals by category and error code, fails on a hang, an access outside the windows, a failed GEMM after reset or a wrong error (docs/fuzz.md)
+	cmake --build $(BUILD) -j $(JOBS) --target weft_fuzz
+	$(BUILD)/tb/fuzz/weft_fuzz --seconds $(SECONDS) --seed $(SEED) --jobs 2
 
 mutation: build ## Show the block tests fail on a PE with its sign extension dropped
 	bash scripts/mutate.sh $(BUILD)

@@ -294,7 +294,13 @@ def gen_hpp(spec: dict) -> str:
             "  const uint32_t mask = width == 32 ? ~0u : ((1u << width) - 1u);",
             "  w[word] = (w[word] & ~(mask << lsb)) | ((static_cast<uint32_t>(v) & mask) << lsb);",
             "}",
-            "}  // namespace desc_detail", ""]
+            "}  // namespace desc_detail", "",
+            "// Where a field lies in the sixteen words, for tools that walk a layout field by field (each",
+            "// layout's kFields; the descriptor fuzzer of tb/fuzz mutates one field at a time).",
+            "struct DescField {",
+            "  std::string_view name;",
+            "  int word, lsb, width;  // bits lsb .. lsb+width-1 of word `word` (width 64: words word, word+1)",
+            "};", ""]
     op_values = {v["name"]: v for v in e_op["values"]}
     for lay in spec["layouts"]:
         out.append(f"// {lay.desc} Words {lay.first_word}..{lay.last_word}.")
@@ -311,6 +317,12 @@ def gen_hpp(spec: dict) -> str:
             out.append(f"  // The opcodes whose operands this layout is.")
             out.append(f"  static constexpr std::array<Opcode, {len(lay.opcodes)}> kOpcodes{{{ops}}};")
             assert all(o in op_values for o in lay.opcodes)
+        out.append("")
+        out.append(f"  // The fields, in the order above.")
+        out.append(f"  static constexpr std::array<DescField, {len(lay.fields)}> kFields{{{{")
+        for f in lay.fields:
+            out.append(f'      {{"{f.name}", {f.word}, {f.lsb}, {f.width}}},')
+        out.append("  }};")
         out.append("")
         out.append(f"  // Writes the fields into their bits of `w`; other bits are left as they are.")
         out.append("  constexpr void encode(DescriptorWords& w) const {")

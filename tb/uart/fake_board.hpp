@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "uart_frame.hpp"
@@ -24,6 +25,11 @@ class FakeBoard {
   static inline uint32_t id_value = weft::uart::kBrIdValue;  // BR_ID the next board answers
   static inline uint64_t executed_writes = 0;  // WRITE requests executed (all boards)
   static inline uint64_t write_seq_repeats = 0;  // executed WRITEs whose seq equalled the last one
+  // When set: the bytes sent for each response instead of its frame (tests of malformed
+  // responses: a damaged copy, garbage, or nothing). Called with the request and the response.
+  static inline std::function<std::vector<uint8_t>(const weft::uart::Request&,
+                                                   const weft::uart::Response&)>
+      mangle;
 
   uint8_t clk_i = 0, rst_ni = 0, uart_rx_i = 1, uart_tx_o = 1, led_o = 0;
 
@@ -64,7 +70,7 @@ class FakeBoard {
     if (q->cmd == u::kCmdWrite && have_last_ && q->seq == last_seq_) {
       ++dups_;
       r.status = last_status_;
-      phy_.send(u::encode_response(r));
+      send(*q, r);
       return;
     }
     ++frames_;
@@ -103,7 +109,11 @@ class FakeBoard {
     have_last_ = true;
     last_seq_ = q->seq;
     last_status_ = r.status;
-    phy_.send(u::encode_response(r));
+    send(*q, r);
+  }
+
+  void send(const weft::uart::Request& q, const weft::uart::Response& r) {
+    phy_.send(mangle ? mangle(q, r) : weft::uart::encode_response(r));
   }
 
   weft::sim::UartPhy phy_;

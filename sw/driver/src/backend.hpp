@@ -91,6 +91,17 @@ class Backend {
   virtual std::vector<std::pair<std::string, uint64_t>> link_stats() { return {}; }
 
   virtual std::string description() const = 0;
+
+  // The device's host-memory bus beats since the last call, adjacent beats merged: [addr, addr +
+  // bytes), a read or a write (sim://?buslog=1). False when the back end does not log them.
+  struct BusAccess {
+    uint64_t addr = 0, bytes = 0;
+    bool write = false;
+  };
+  virtual bool take_bus_accesses(std::vector<BusAccess>* out) {
+    (void)out;
+    return false;
+  }
 };
 
 // Entry point of a sim:// plugin (extern "C", looked up with dlsym). On failure returns nullptr

@@ -894,6 +894,18 @@ std::vector<std::pair<uint64_t, uint64_t>> Device::take_device_writes() {
   return impl_->be().take_device_writes();
 }
 
+std::vector<BusAccess> Device::take_bus_accesses() {
+  std::vector<detail::Backend::BusAccess> raw;
+  if (!impl_->be().take_bus_accesses(&raw)) {
+    throw Error(Errc::kUnsupported,
+                "this back end does not log bus accesses (open sim:// with buslog=1)");
+  }
+  std::vector<BusAccess> v;
+  v.reserve(raw.size());
+  for (const auto& a : raw) v.push_back({a.addr, a.bytes, a.write});
+  return v;
+}
+
 Buffer Device::alloc(size_t bytes, size_t align) {
   if (align < 16 || std::popcount(align) != 1) {
     throw Error(Errc::kBadArgument, "Device::alloc: alignment " + std::to_string(align) +

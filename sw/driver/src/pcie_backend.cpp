@@ -6,7 +6,8 @@
 // weft_create_sim_backend.
 //
 // URI options: array=RxC, lanes=N, gts=R, clock_mhz=F, latency=N, jitter=N, mem_latency=N,
-// cpl=N, bp=P, fault=drop|ur|ca|poison with fault_rate=P, cpl_timeout=N (written to
+// cpl=N, bp=P, fault=drop|ur|ca|poison|truncated|overlong|badtag|badcount|badaddr|garbage
+// with fault_rate=P, cpl_timeout=N (written to
 // LINK_CPL_TIMEOUT at open), seed=N, trace=file.fst.
 #include <cmath>
 #include <cstdio>
@@ -74,17 +75,26 @@ class PcieBackend final : public VerilatedBackend<Model> {
       random_fault_ = sim::PcieFault::kUr;
     } else if (fault == "ca") {
       random_fault_ = sim::PcieFault::kCa;
-    } else if (fault == "poison") {
-      random_fault_ = sim::PcieFault::kPoison;
     } else {
-      throw std::invalid_argument("option fault=" + fault + ": expected drop, ur, ca or poison");
+      random_fault_ = sim::PcieFault::kNone;
+      for (int k = 1; k < sim::kPcieFaultKinds; ++k) {
+        if (fault == sim::pcie_fault_name(static_cast<sim::PcieFault>(k))) {
+          random_fault_ = static_cast<sim::PcieFault>(k);
+        }
+      }
+      if (random_fault_ == sim::PcieFault::kNone) {
+        throw std::invalid_argument("option fault=" + fault +
+                                    ": expected drop, ur, ca, poison, truncated, overlong, badtag, "
+                                    "badcount, badaddr or garbage");
+      }
     }
     const bool has_timeout = r.has("cpl_timeout");
     const uint64_t cpl_timeout = r.u64("cpl_timeout", 100000, 16, 0xffffffffu);
     r.check_all_used("pcie-sim",
                      "array=RxC ecc=0|1 lanes=N gts=R clock_mhz=F latency=N jitter=N "
-                     "mem_latency=N cpl=N bp=P fault=drop|ur|ca|poison fault_rate=P "
-                     "cpl_timeout=N seed=N "
+                     "mem_latency=N cpl=N bp=P "
+                     "fault=drop|ur|ca|poison|truncated|overlong|badtag|badcount|badaddr|garbage "
+                     "fault_rate=P cpl_timeout=N seed=N "
                      "trace=file.fst (and the device options mem, membase, ring, timeout)");
 
     rc_ = std::make_unique<sim::PcieRc<Model>>(*dut_, mem_, o_);
@@ -152,7 +162,7 @@ class PcieBackend final : public VerilatedBackend<Model> {
     apply_faults();
   }
   bool inject_link_fault(int kind, uint64_t lo, uint64_t hi) override {
-    if (kind < 1 || kind > 4) return false;
+    if (kind < 1 || kind >= sim::kPcieFaultKinds) return false;
     link_faults_.push_back({static_cast<sim::PcieFault>(kind), lo, hi});
     apply_faults();
     return true;

@@ -6,7 +6,8 @@
 //
 // URI options: array=RxC and ecc=0|1 (must be this build's), latency=N (memory read and write
 // latency in cycles), bp=P (random back-pressure probability on every AXI and AXI-Lite channel),
-// seed=N, trace=file.fst (waves of the whole run).
+// seed=N, trace=file.fst (waves of the whole run), buslog=0|1 (log every AXI read and write beat
+// for Device::take_bus_accesses).
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -79,20 +80,29 @@ class SimBackend final : public VerilatedBackend<Model> {
   }
   void clear_bus_errors() override { axi_->options().errors.clear(); }
 
+  bool take_bus_accesses(std::vector<BusAccess>* out) override {
+    if (!axi_->options().log_accesses) return false;
+    out->clear();
+    for (const sim::AxiAccess& a : axi_->take_accesses()) out->push_back({a.addr, a.bytes, a.write});
+    return true;
+  }
+
  private:
   explicit SimBackend(OptionReader&& r)
       : VerilatedBackend<Model>(r, WEFT_PLUGIN_ROWS, WEFT_PLUGIN_COLS, WEFT_PLUGIN_ECC != 0,
                                 "top.weft_top") {
     latency_ = static_cast<unsigned>(r.u64("latency", 4, 0, 4096));
     bp_ = r.f64("bp", 0.0, 0.0, 0.95);
+    const bool buslog = r.u64("buslog", 0, 0, 1) != 0;
     r.check_all_used("sim",
-                     "array=RxC ecc=0|1 latency=N bp=P seed=N trace=file.fst (and the device "
-                     "options mem, membase, ring, timeout)");
+                     "array=RxC ecc=0|1 latency=N bp=P seed=N trace=file.fst buslog=0|1 (and the "
+                     "device options mem, membase, ring, timeout)");
     sim::AxiMemOptions mo;
     mo.read_latency = latency_;
     mo.write_latency = latency_;
     mo.ar_stall = mo.r_gap = mo.aw_stall = mo.w_stall = mo.b_gap = bp_;
     mo.seed = seed_ * 2 + 1;
+    mo.log_accesses = buslog;
     const unsigned bus_bytes =
         static_cast<unsigned>(sizeof(dut_->m_axi_rdata) >= 16 ? sizeof(dut_->m_axi_rdata) : 16);
     axi_ = std::make_unique<sim::AxiMem<Model>>(*dut_, mem_, bus_bytes, mo);

@@ -41,6 +41,16 @@ static std::unique_ptr<Backend> load_plugin(const std::string& scheme, const std
                                             const Options& opts) {
   std::string array = "16x16";
   if (auto it = opts.find("array"); it != opts.end()) array = it->second;
+  // The value becomes part of a file name: digits 'x' digits only, nothing that walks the file
+  // system (the plugin checks the numbers themselves).
+  const auto x = array.find('x');
+  const auto digits = [](const std::string& t) {
+    return !t.empty() && t.size() <= 3 && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (x == std::string::npos || !digits(array.substr(0, x)) || !digits(array.substr(x + 1))) {
+    throw Error(Errc::kBadUri, scheme + "://: option array=" + array +
+                                   ": expected ROWSxCOLS, e.g. 16x16");
+  }
   // ecc=1: the configuration built with memory ECC (its plugin checks the value too).
   bool ecc = false;
   if (auto it = opts.find("ecc"); it != opts.end()) ecc = it->second == "1";

@@ -1,11 +1,13 @@
 // The descriptor encoders and decoders (weft/descriptor_format.hpp, generated from
 // rtl/host/weft_descriptors.toml) against the format as docs/programming-model.md has stated it
 // since the first device: each field at its word and bits, written here by hand from that table;
-// random operands survive encode -> decode; encoding writes no reserved bit.
+// random operands survive encode -> decode; encoding writes no reserved bit; the field tables
+// (kFields, which the descriptor fuzzer walks) name exactly the bits encode() writes.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
+#include <string>
 
 #include "weft/descriptor.hpp"
 #include "weft/tb/options.hpp"
@@ -155,6 +157,44 @@ TEST(DescriptorFormat, RandomOperandsRoundTripAndLeaveReservedBitsZero) {
     for (int w = 13; w < 16; ++w) EXPECT_EQ(sd.w[w], 0u);
     if (HasFailure()) return;
   }
+}
+
+// Each kFields entry, all ones in its bits and nothing else, survives decode -> encode (the
+// struct has a member there), and the entries together cover what encode() of an all-ones
+// decode writes (no member missing from the table). Fields do not overlap.
+template <class L>
+void expect_field_table_matches_codec(const char* layout) {
+  SCOPED_TRACE(layout);
+  DescriptorWords all{};
+  for (const weft::DescField& f : L::kFields) {
+    SCOPED_TRACE(std::string(f.name));
+    DescriptorWords w{};
+    if (f.width == 64) {
+      w[size_t(f.word)] = w[size_t(f.word) + 1] = ~0u;
+    } else {
+      w[size_t(f.word)] = (f.width == 32 ? ~0u : ((1u << f.width) - 1u)) << f.lsb;
+    }
+    DescriptorWords back{};
+    L::decode(w).encode(back);
+    EXPECT_EQ(back, w);
+    for (size_t i = 0; i < w.size(); ++i) {
+      EXPECT_EQ(all[i] & w[i], 0u) << "overlaps an earlier field";
+      all[i] |= w[i];
+    }
+  }
+  DescriptorWords ones;
+  ones.fill(~0u);
+  DescriptorWords enc{};
+  L::decode(ones).encode(enc);
+  EXPECT_EQ(enc, all) << "encode() writes bits no kFields entry names";
+}
+
+TEST(DescriptorFormat, FieldTablesNameExactlyTheEncodedBits) {
+  expect_field_table_matches_codec<weft::DescriptorHeader>("header");
+  expect_field_table_matches_codec<Transfer2d>("transfer");
+  expect_field_table_matches_codec<ComputeArgs>("compute");
+  expect_field_table_matches_codec<StoreAccArgs>("store_acc");
+  expect_field_table_matches_codec<SimtLaunch>("simt_launch");
 }
 
 }  // namespace

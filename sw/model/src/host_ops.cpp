@@ -645,7 +645,11 @@ OnnxTensor pad(const OnnxNode& n, const std::vector<const OnnxTensor*>& in) {
   }
   std::vector<int64_t> dims(r);
   for (size_t k = 0; k < r; ++k) {
-    dims[k] = x.dims[k] + pads[k] + pads[k + r];
+    // In int64 without overflow (pads near INT64_MAX used to wrap around to a small size).
+    if (__builtin_add_overflow(x.dims[k], pads[k], &dims[k]) ||
+        __builtin_add_overflow(dims[k], pads[k + r], &dims[k])) {
+      fail(n, "pads overflow the output dimension");
+    }
     if (dims[k] < 0) fail(n, "negative output dimension");
   }
   OnnxTensor y = like(x, dims);
@@ -729,7 +733,9 @@ int64_t element_count(const std::vector<int64_t>& dims, const std::string& where
   int64_t n = 1;
   for (int64_t d : dims) {
     if (d < 0) throw Error(Errc::kBadModel, where + ": a negative dimension in " + dims_string(dims));
-    if (d > 0 && n > (int64_t{1} << 40) / d) throw Error(Errc::kBadModel, where + ": more than 2^40 elements");
+    // The host's limit for one tensor (docs/model-runtime.md, Limits): 2^31 elements, 8 GiB of
+    // float32; a larger one is refused before any of it is allocated.
+    if (d > 0 && n > (int64_t{1} << 31) / d) throw Error(Errc::kBadModel, where + ": more than 2^31 elements");
     n *= d;
   }
   return n;

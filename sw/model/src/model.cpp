@@ -11,6 +11,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <new>
 #include <set>
 #include <sstream>
 
@@ -643,11 +644,20 @@ void Model::Impl::lower() {
     }
     if (s.where == Placement::kTensorUnit && s.t.conv) {
       if (s.t.group != 1) bad_node(g.path, n, "unsupported: group = " + std::to_string(s.t.group) + " (only group = 1 convolutions run on the tensor unit)");
-      for (int64_t d : s.t.dilations) {
-        if (d < 1) bad_node(g.path, n, "dilations must be >= 1");
-      }
       if (s.t.strides.size() != 2 || s.t.pads.size() != 4 || s.t.dilations.size() != 2) {
         bad_node(g.path, n, "unsupported: only 2-D convolutions (strides 2, pads 4 values)");
+      }
+      // The geometry (tensor_geometry, conv2d) is computed in int: each attribute in a range where
+      // no sum or product can overflow (a stride of 0 used to divide by zero).
+      constexpr int64_t kMaxAttr = 65535;
+      for (int64_t d : s.t.dilations) {
+        if (d < 1 || d > kMaxAttr) bad_node(g.path, n, "dilations must be in [1, 65535], not " + std::to_string(d));
+      }
+      for (int64_t st : s.t.strides) {
+        if (st < 1 || st > kMaxAttr) bad_node(g.path, n, "strides must be in [1, 65535], not " + std::to_string(st));
+      }
+      for (int64_t pd : s.t.pads) {
+        if (pd < 0 || pd > kMaxAttr) bad_node(g.path, n, "pads must be in [0, 65535], not " + std::to_string(pd));
       }
     }
     plan.push_back(std::move(s));
@@ -1789,7 +1799,29 @@ Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
 
+namespace {
+
+// A host allocation that fails is OUT_OF_MEMORY, like the device arena's (never std::bad_alloc).
+template <class F>
+auto named_out_of_memory(const std::string& path, F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    throw Error(Errc::kOutOfMemory, path + ": the host ran out of memory (a tensor of the model is too large)");
+  }
+}
+
+}  // namespace
+
 Model Model::load(Device& dev, const std::string& path, const ModelOptions& opt) {
+  return named_out_of_memory(path, [&] { return load_unchecked(dev, path, opt); });
+}
+
+std::map<std::string, OnnxTensor> Model::run(const std::map<std::string, OnnxTensor>& inputs) {
+  return named_out_of_memory(impl_->g.path, [&] { return run_unchecked(inputs); });
+}
+
+Model Model::load_unchecked(Device& dev, const std::string& path, const ModelOptions& opt) {
   auto impl = std::make_unique<Impl>();
   impl->dev = &dev;
   impl->opt = opt;
@@ -1833,7 +1865,7 @@ std::string Model::plan_summary() const {
   return os.str();
 }
 
-std::map<std::string, OnnxTensor> Model::run(const std::map<std::string, OnnxTensor>& inputs) {
+std::map<std::string, OnnxTensor> Model::run_unchecked(const std::map<std::string, OnnxTensor>& inputs) {
   Impl& m = *impl_;
   Values v = m.g.constants;
   for (const OnnxValueInfo& in : m.g.inputs) {

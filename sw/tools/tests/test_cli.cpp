@@ -435,6 +435,59 @@ TEST(CliNpy, FilesThatDoNotFitAreRefusedWithTheReason) {
              2, err, "H (--height) = 6 on the command line, but --input " + x);
 }
 
+// Damaged operand files (truncated, bytes flipped, header edited, shapes at the edge): the tool
+// exits 2 naming the file and the reason, or -- when the damage left a valid file -- runs (0);
+// never a crash, a hang or another exit status (docs/fuzz.md).
+TEST(CliNpy, DamagedFilesExitTwoNamingTheFile) {
+  const fs::path d = scratch_dir();
+  std::mt19937_64 rng = weft::tb::make_rng();
+  const std::string w = (d / "w.npy").string();
+  weft::npy::write(w, weft::npy::from_int8(std::vector<uint8_t>(7 * 3, 1), {7, 3}, true));
+  const std::vector<uint8_t> good =
+      weft::npy::serialize(weft::npy::from_int8(std::vector<uint8_t>(4 * 7, 2), {4, 7}, true));
+  const size_t hlen = good[8] | (size_t{good[9]} << 8), data_at = 10 + hlen;
+  std::vector<std::vector<uint8_t>> files;
+  for (size_t len : {size_t{0}, size_t{5}, size_t{9}, size_t{40}, good.size() - 1}) {
+    files.emplace_back(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(len));
+  }
+  for (int i = 0; i < 10; ++i) {
+    std::vector<uint8_t> b = good;
+    b[rng() % data_at] = static_cast<uint8_t>(rng());  // in the header
+    files.push_back(b);
+  }
+  const std::string h = std::string(good.begin() + 10, good.begin() + static_cast<std::ptrdiff_t>(data_at));
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"(4, 7)", "(0, 7)"}, {"(4, 7)", "(4294967296, 4294967296)"}, {"(4, 7)", "(4, 7, 1)"},
+           {"(4, 7)", "(18446744073709551615, 2)"}, {"'|i1'", "'<f8'"}, {"'|i1'", "'<i4'"},
+           {"False", "True"}, {"(4, 7)", "()"}}) {
+    std::string x = h;
+    x.replace(x.find(from), from.size(), to);
+    std::vector<uint8_t> b(good.begin(), good.begin() + 10);
+    b.insert(b.end(), x.begin(), x.end());
+    b.insert(b.end(), good.begin() + static_cast<std::ptrdiff_t>(data_at), good.end());
+    b[8] = static_cast<uint8_t>(x.size());
+    b[9] = static_cast<uint8_t>(x.size() >> 8);
+    files.push_back(b);
+  }
+  int refused = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string a = (d / ("bad" + std::to_string(i) + ".npy")).string();
+    std::ofstream(a, std::ios::binary).write(reinterpret_cast<const char*>(files[i].data()),
+                                              static_cast<std::streamsize>(files[i].size()));
+    for (const char* what : {"--a", "--w"}) {
+      const Outcome r = std::string(what) == "--a" ? weft({"gemm", "--a", a, "--w", w, "-d", "ref://"})
+                                                   : weft({"gemm", "--a", w, "--w", a, "-d", "ref://"});
+      SCOPED_TRACE(std::string(what) + " " + a);
+      EXPECT_TRUE(r.code == 0 || r.code == 2) << show(r);
+      if (r.code == 2) {
+        ++refused;
+        EXPECT_TRUE(has(r.err, a)) << "the message names the file\n" << show(r);
+      }
+    }
+  }
+  EXPECT_GT(refused, int(files.size()));
+}
+
 // ------------------------------------------------------------------ FP8 modes (gemm --a-fmt)
 // On ref:// (fast): its FP path is the golden model's own, so these test the tool (options,
 // operand and result files, the check's comparison), not the RTL; tb/system runs the RTL's.

@@ -183,6 +183,75 @@ TEST(Npy, RefusesMalformedAndTruncatedFiles) {
   }
 }
 
+// Random damage to valid files of every dtype: truncations at every length, flipped and replaced
+// bytes anywhere, header text edits, header lengths and shapes from the edge. Each parse either
+// returns an array whose data is exactly its shape's size, or throws npy::Error naming the file;
+// nothing else (WEFT_SEED repeats a run).
+TEST(Npy, DamagedFilesAreReadConsistentlyOrRefusedByName) {
+  std::mt19937_64 rng = weft::tb::make_rng();
+  std::vector<std::vector<uint8_t>> bases;
+  bases.push_back(weft::npy::serialize(weft::npy::from_int8(std::vector<uint8_t>(6, 7), {2, 3}, true)));
+  bases.push_back(weft::npy::serialize(weft::npy::from_int8(std::vector<uint8_t>(5, 250), {5}, false)));
+  bases.push_back(weft::npy::serialize(weft::npy::from_int32(std::vector<int32_t>(12, -3), {3, 4})));
+  bases.push_back(weft::npy::serialize(weft::npy::from_float32(std::vector<float>(4, 0.5f), {1, 2, 2})));
+  bases.push_back(weft::npy::serialize(weft::npy::from_int32(std::vector<int32_t>(1, 9), {})));
+  const std::vector<std::string> header_tokens = {
+      "{", "}", "(", ")", ",", ":", "'", "\"", "L", "True", "False", "'descr'", "'shape'",
+      "'fortran_order'", "'<i4'", "'|i1'", "'<f8'", "18446744073709551616", "4294967296", "-1",
+      "0", " ", "\n", "\\", "\x00", "[", "]"};
+  int tried = 0, read = 0, refused = 0;
+  auto attempt = [&](const std::vector<uint8_t>& b) {
+    ++tried;
+    try {
+      const Array a = weft::npy::parse(b, "x.npy");
+      uint64_t n = weft::npy::itemsize(a.dtype);
+      for (uint64_t d : a.shape) n *= d;
+      EXPECT_EQ(a.data.size(), n) << "read an array whose data is not its shape's size";
+      ++read;
+    } catch (const weft::npy::Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("x.npy: ", 0), 0u) << e.what();
+      ++refused;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not an npy::Error: " << e.what();
+    }
+  };
+  for (const auto& base : bases) {
+    for (size_t len = 0; len < base.size(); ++len) {
+      attempt(std::vector<uint8_t>(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(len)));
+    }
+    for (int i = 0; i < 200; ++i) {
+      std::vector<uint8_t> b = base;
+      for (int k = 1 + int(rng() % 4); k > 0; --k) {
+        const size_t at = rng() % b.size();
+        b[at] = rng() % 2 ? static_cast<uint8_t>(b[at] ^ (1u << (rng() % 8))) : static_cast<uint8_t>(rng());
+      }
+      attempt(b);
+    }
+    // Header text edits: tokens inserted, characters deleted (the length field follows).
+    const size_t hlen = base[8] | (base[9] << 8);
+    const std::string header(base.begin() + 10, base.begin() + 10 + static_cast<std::ptrdiff_t>(hlen));
+    const std::vector<uint8_t> data(base.begin() + 10 + static_cast<std::ptrdiff_t>(hlen), base.end());
+    for (int i = 0; i < 200; ++i) {
+      std::string h = header;
+      for (int k = 1 + int(rng() % 3); k > 0; --k) {
+        const size_t at = rng() % (h.size() + 1);
+        if (rng() % 2) h.insert(at, header_tokens[rng() % header_tokens.size()]);
+        else if (at < h.size()) h.erase(at, 1 + rng() % 6);
+      }
+      attempt(v1(h, data));
+    }
+    // The header length field: zero, one short, one long, all ones.
+    for (unsigned x : {0u, unsigned(hlen - 1), unsigned(hlen + 1), 0xffffu}) {
+      std::vector<uint8_t> b = base;
+      b[8] = static_cast<uint8_t>(x);
+      b[9] = static_cast<uint8_t>(x >> 8);
+      attempt(b);
+    }
+  }
+  std::printf("%d damaged files: %d read consistently, %d refused with npy::Error\n", tried, read, refused);
+  EXPECT_GT(refused, tried / 2);
+}
+
 TEST(Npy, AcceptsPython2HeadersAndDoubleQuotes) {
   // numpy's reader accepts 'L' suffixes (files written by Python 2) and any literal quoting.
   const std::vector<uint8_t> six = {1, 2, 3, 4, 5, 250};

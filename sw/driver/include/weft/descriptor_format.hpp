@@ -126,6 +126,13 @@ constexpr void put(DescriptorWords& w, int word, int lsb, int width, uint64_t v)
 }
 }  // namespace desc_detail
 
+// Where a field lies in the sixteen words, for tools that walk a layout field by field (each
+// layout's kFields; the descriptor fuzzer of tb/fuzz mutates one field at a time).
+struct DescField {
+  std::string_view name;
+  int word, lsb, width;  // bits lsb .. lsb+width-1 of word `word` (width 64: words word, word+1)
+};
+
 // Words 0 and 1, the same for every opcode. Words 0..1.
 struct DescriptorHeader {
   Opcode opcode = Opcode::kNop;  // opcode
@@ -133,6 +140,15 @@ struct DescriptorHeader {
   uint8_t dep0{};  // dep0: wait for descriptor i − dep0 to complete (0 = none)
   uint8_t dep1{};  // dep1: same, a second dependency
   uint32_t seq{};  // seq: must equal the descriptor's index i (mod 2³²), else SEQ
+
+  // The fields, in the order above.
+  static constexpr std::array<DescField, 5> kFields{{
+      {"opcode", 0, 0, 8},
+      {"flags", 0, 8, 8},
+      {"dep0", 0, 16, 8},
+      {"dep1", 0, 24, 8},
+      {"seq", 1, 0, 32},
+  }};
 
   // Writes the fields into their bits of `w`; other bits are left as they are.
   constexpr void encode(DescriptorWords& w) const {
@@ -164,6 +180,16 @@ struct Transfer2d {
 
   // The opcodes whose operands this layout is.
   static constexpr std::array<Opcode, 2> kOpcodes{Opcode::kLoad, Opcode::kStoreSpad};
+
+  // The fields, in the order above.
+  static constexpr std::array<DescField, 6> kFields{{
+      {"host_addr", 2, 0, 64},
+      {"row_bytes", 4, 0, 32},
+      {"rows", 5, 0, 32},
+      {"host_stride", 6, 0, 32},
+      {"spad_addr", 7, 0, 32},
+      {"spad_stride", 8, 0, 32},
+  }};
 
   // Writes the fields into their bits of `w`; other bits are left as they are.
   constexpr void encode(DescriptorWords& w) const {
@@ -207,6 +233,26 @@ struct ComputeArgs {
 
   // The opcodes whose operands this layout is.
   static constexpr std::array<Opcode, 1> kOpcodes{Opcode::kCompute};
+
+  // The fields, in the order above.
+  static constexpr std::array<DescField, 16> kFields{{
+      {"a_addr", 2, 0, 32},
+      {"a_row_stride", 3, 0, 32},
+      {"a_tile_stride", 4, 0, 32},
+      {"w_addr", 5, 0, 32},
+      {"w_row_stride", 6, 0, 32},
+      {"w_tile_stride", 7, 0, 32},
+      {"m", 8, 0, 32},
+      {"k", 9, 0, 32},
+      {"acc_addr", 10, 0, 32},
+      {"accumulate", 11, 0, 1},
+      {"a_signed", 11, 1, 1},
+      {"w_signed", 11, 2, 1},
+      {"a_zp", 11, 8, 8},
+      {"w_zp", 11, 16, 8},
+      {"a_fmt", 11, 24, 3},
+      {"w_fmt", 11, 27, 3},
+  }};
 
   // Writes the fields into their bits of `w`; other bits are left as they are.
   constexpr void encode(DescriptorWords& w) const {
@@ -269,6 +315,24 @@ struct StoreAccArgs {
   // The opcodes whose operands this layout is.
   static constexpr std::array<Opcode, 1> kOpcodes{Opcode::kStoreAcc};
 
+  // The fields, in the order above.
+  static constexpr std::array<DescField, 14> kFields{{
+      {"host_addr", 2, 0, 64},
+      {"host_stride", 4, 0, 32},
+      {"m", 5, 0, 32},
+      {"acc_addr", 6, 0, 32},
+      {"n", 7, 0, 32},
+      {"mode", 8, 0, 2},
+      {"pack", 8, 2, 1},
+      {"load_params", 8, 3, 1},
+      {"out_fmt", 8, 4, 3},
+      {"relu", 8, 7, 1},
+      {"params_addr", 9, 0, 32},
+      {"zp", 10, 0, 32},
+      {"act_min", 11, 0, 32},
+      {"act_max", 12, 0, 32},
+  }};
+
   // Writes the fields into their bits of `w`; other bits are left as they are.
   constexpr void encode(DescriptorWords& w) const {
     desc_detail::put(w, 2, 0, 64, static_cast<uint64_t>(host_addr));
@@ -319,6 +383,18 @@ struct SimtLaunch {
 
   // The opcodes whose operands this layout is.
   static constexpr std::array<Opcode, 1> kOpcodes{Opcode::kSimtLaunch};
+
+  // The fields, in the order above.
+  static constexpr std::array<DescField, 8> kFields{{
+      {"pc", 2, 0, 32},
+      {"num_warps", 3, 0, 32},
+      {"threads_per_warp", 4, 0, 32},
+      {"block_id", 5, 0, 32},
+      {"arg_ptr", 6, 0, 32},
+      {"stack_top", 7, 0, 32},
+      {"stack_size", 8, 0, 32},
+      {"max_issues", 9, 0, 32},
+  }};
 
   // Writes the fields into their bits of `w`; other bits are left as they are.
   constexpr void encode(DescriptorWords& w) const {

@@ -76,6 +76,22 @@ enum class LinkFault : int {
   kUnsupportedRequest = 2,  // completion status UR
   kCompleterAbort = 3,      // completion status CA
   kPoisoned = 4,            // CplD with the EP (poisoned) bit set
+  // A malformed first completion, which the endpoint drops (LINK_CPL_BAD), so that the read ends
+  // in a completion timeout:
+  kTruncated = 5,        // its eop comes a beat before its Length ends
+  kOverlong = 6,         // a beat more than its Length
+  kBadTag = 7,           // a tag the endpoint never uses
+  kBadByteCount = 8,     // Byte Count inconsistent with what is outstanding
+  kBadLowerAddress = 9,  // Lower Address of another beat
+  kGarbage = 10,         // random header fields
+};
+
+// Host-memory bus beats of the device (Device::take_bus_accesses): [addr, addr + bytes), adjacent
+// beats merged, every beat whole (a partly strobed write beat counts all its bytes).
+struct BusAccess {
+  uint64_t addr = 0;
+  uint64_t bytes = 0;
+  bool write = false;
 };
 
 // The device memories that have ECC on devices with Capabilities::mem_ecc (docs/common.md "ECC").
@@ -206,6 +222,11 @@ class WEFT_API Device {
   // The host-memory writes the device made (address, bytes) since the last call: tests use it to
   // show that nothing was written outside the DMA windows.
   std::vector<std::pair<uint64_t, uint64_t>> take_device_writes();
+  // Every read and write beat the device put on its host-memory bus since the last call,
+  // whatever the answer (OKAY or an injected error): tests and the fuzzer show that no access,
+  // read or write, left the DMA windows. sim:// opened with buslog=1; Errc::kUnsupported
+  // elsewhere.
+  std::vector<BusAccess> take_bus_accesses();
 
   // Memory ECC (devices with caps().mem_ecc; zeros elsewhere): ECC_* registers, CTRL.ecc_clear.
   EccCounts ecc_counts();

@@ -92,6 +92,9 @@ class Model {
 
  private:
   explicit Model(std::unique_ptr<Impl> impl);
+  // load() and run() without the translation of std::bad_alloc into OUT_OF_MEMORY.
+  static Model load_unchecked(Device& dev, const std::string& path, const ModelOptions& opt);
+  std::map<std::string, OnnxTensor> run_unchecked(const std::map<std::string, OnnxTensor>& inputs);
   std::unique_ptr<Impl> impl_;
 };
 

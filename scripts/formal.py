@@ -16,7 +16,7 @@ harness and the property files), runs
 
 and prints one line per proof: assertions, assumptions, depth, result and time.
 
-  formal.py [--out DIR] [--jobs N] [--list] [--mutate FILE@@OLD@@NEW]... [NAME...]
+  formal.py [--out DIR] [--jobs N] [--list] [--induction K] [--mutate FILE@@OLD@@NEW]... [NAME...]
 
 --mutate replaces the first line of FILE (a basename among the proof's sources) that contains
 OLD by the same line with OLD replaced by NEW, in the proof's copy only, and inverts the verdict:
@@ -201,6 +201,8 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "build" / "formal"))
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("FORMAL_JOBS", "2")))
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--induction", type=int, metavar="K",
+                    help="try k-induction at depth K on every proof named (also those without one)")
     ap.add_argument("--mutate", action="append", default=[], metavar="FILE@@OLD@@NEW")
     a = ap.parse_args()
     if a.list:
@@ -208,6 +210,10 @@ def main() -> int:
             print(f"{n:10} {p['top']:20} depth {p['depth']}, induction {p['induction'] or '-'}")
         return 0
     names = a.names or list(PROOFS)
+    if a.induction:
+        for n in names:
+            if n in PROOFS:
+                PROOFS[n]["induction"] = a.induction
     for n in names:
         if n not in PROOFS:
             print(f"formal: no proof '{n}' (known: {' '.join(PROOFS)})", file=sys.stderr)

@@ -32,7 +32,9 @@ class SpillBackend final : public weft::detail::VerilatedBackend<Vvl_spill> {
 
  private:
   explicit SpillBackend(const Options& o) : SpillBackend(OptionReader(o)) {}
-  explicit SpillBackend(OptionReader&& r) : VerilatedBackend<Vvl_spill>(r, 1, 1) { reset(); }
+  explicit SpillBackend(OptionReader&& r) : VerilatedBackend<Vvl_spill>(r, 1, 1, false, "top") {
+    reset();
+  }
 
   void drive_models() override {
     // The consumer never takes a word: the register fills, then the producer is stalled.

@@ -20,7 +20,7 @@ using weft::detail::OptionReader;
 
 // weft_spill_register (Width 16) as a back end: the "bus model" offers one word and, when told
 // to, withdraws it while it is stalled, which the register's input checker must flag.
-class SpillBackend final : public weft::detail::VerilatedBackend<Vvl_spill> {
+class SpillBackend final : public weft::detail::VerilatedBackend<Vvl_spill, false> {
  public:
   SpillBackend() : SpillBackend(Options{}) {}
 
@@ -32,7 +32,8 @@ class SpillBackend final : public weft::detail::VerilatedBackend<Vvl_spill> {
 
  private:
   explicit SpillBackend(const Options& o) : SpillBackend(OptionReader(o)) {}
-  explicit SpillBackend(OptionReader&& r) : VerilatedBackend<Vvl_spill>(r, 1, 1, false, "top") {
+  explicit SpillBackend(OptionReader&& r)
+      : VerilatedBackend<Vvl_spill, false>(r, 1, 1, false, "top") {
     reset();
   }
 

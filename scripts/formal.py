@@ -53,6 +53,7 @@ PROOFS = {
                       solver="boolector", depth=18, induction=None, timeout=600),
     "pcie_tags": dict(top="weft_fv_pcie_rd", rtl_files=["rtl/common/weft_fifo.sv",
                                                          "rtl/common/weft_hs_checker.sv",
+                                                         "rtl/mem/weft_ecc_pkg.sv",
                                                          "rtl/mem/weft_sram_1r1w.sv",
                                                          "rtl/pcie/weft_pcie_rd.sv"],
                       props=["weft_prop_pcie_tags.sv"], solver="boolector", depth=12, induction=None,

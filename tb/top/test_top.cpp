@@ -772,7 +772,11 @@ TEST_F(WEFT_SUITE, GemmsAndCopiesUnderBusStress) {
   for (int i = 0; i < 8; ++i) {
     Copy c = random_copy(kSrc + 0x1000 * static_cast<uint64_t>(i), kDst + 0x100000 + 0x1000 * static_cast<uint64_t>(i),
                          static_cast<uint32_t>(i % kSpadBanks) * kBankLines, kBankLines);
-    env->put(Descriptor::load(c.load));
+    // Copy i reuses copy i - kSpadBanks's scratchpad lines: its LOAD waits for that copy's
+    // STORE_SPAD (2 * kSpadBanks - 1 descriptors back), or it may overwrite lines not yet stored.
+    Descriptor load = Descriptor::load(c.load);
+    if (i >= static_cast<int>(kSpadBanks)) load.with_dep(0, static_cast<uint8_t>(2 * kSpadBanks - 1));
+    env->put(load);
     env->put(Descriptor::store_spad(c.store).with_dep(0, 1));
     copies.push_back(std::move(c));
   }

@@ -10,8 +10,9 @@
 // - Instruction memory: the core's imem has one port, which a launch uses to fetch, so a line is
 //   taken only while the core is idle (core_busy_i low) and nothing is being loaded, then written
 //   one 32-bit word per cycle through the core's imem write port (WordsPerLine cycles).
-//   loading_o is high meanwhile: the device reports the core busy until the last word is in, so a
-//   SIMT_LAUNCH never starts before its code is.
+//   loading_o is high meanwhile, and already in the cycle a line is taken: the device reports the
+//   core busy until the last word is in, so a SIMT_LAUNCH never starts before its code is, nor in
+//   the cycle the line is taken (the SIMT engine's start sees the core idle in that same cycle).
 // Why a module: the SIMT memories' addressing belongs to the SIMT block; weft_top only routes the
 // lines of the SIMT regions here.
 module weft_simt_memport #(
@@ -101,7 +102,8 @@ module weft_simt_memport #(
     word_addr_q <= word_addr_d;
   end
 
-  assign loading_o    = words_q != '0;
+  // imem_take too: loading_o registered alone would let a launch start in the taking cycle.
+  assign loading_o    = words_q != '0 || imem_take;
   assign imem_we_o    = words_q != '0;
   assign imem_addr_o  = word_addr_q;
   assign imem_wdata_o = line_q[31:0];

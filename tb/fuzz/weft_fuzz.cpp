@@ -57,9 +57,6 @@ std::string hex(uint64_t v) {
 struct Totals {
   uint64_t cases = 0, hangs = 0, oow_reads = 0, oow_writes = 0, post_reset_failures = 0,
            wrong_errors = 0, crashes = 0, rerolled = 0, reopened = 0, cycles = 0;
-  // Failures that match a known, reported RTL issue (docs/fuzz.md, "Known issues"): counted and
-  // printed, not failures of the run unless --strict.
-  uint64_t known_imem_race = 0;
   double seconds = 0;
   std::map<std::string, uint64_t> by_category;  // cases
   std::map<std::string, uint64_t> by_code;      // outcome: error name, or NONE
@@ -72,7 +69,6 @@ struct Totals {
     cases += o.cases, hangs += o.hangs, oow_reads += o.oow_reads, oow_writes += o.oow_writes;
     post_reset_failures += o.post_reset_failures, wrong_errors += o.wrong_errors;
     crashes += o.crashes, rerolled += o.rerolled, reopened += o.reopened, cycles += o.cycles;
-    known_imem_race += o.known_imem_race;
     seconds = std::max(seconds, o.seconds);
     for (const auto& [k, v] : o.by_category) by_category[k] += v;
     for (const auto& [k, v] : o.by_code) by_code[k] += v;
@@ -84,8 +80,7 @@ struct Totals {
     s << "cases " << cases << "\nhangs " << hangs << "\noow_reads " << oow_reads << "\noow_writes "
       << oow_writes << "\npost_reset_failures " << post_reset_failures << "\nwrong_errors "
       << wrong_errors << "\ncrashes " << crashes << "\nrerolled " << rerolled << "\nreopened "
-      << reopened << "\ncycles " << cycles << "\nknown_imem_race " << known_imem_race
-      << "\nseconds " << seconds << "\n";
+      << reopened << "\ncycles " << cycles << "\nseconds " << seconds << "\n";
     for (const auto& [k, v] : by_category) s << "cat " << k << " " << v << "\n";
     for (const auto& [k, v] : by_code) s << "code " << k << " " << v << "\n";
     for (const auto& [k, v] : by_category_code) s << "catcode " << k << " " << v << "\n";
@@ -117,7 +112,7 @@ struct Totals {
             {"post_reset_failures", &t.post_reset_failures},
             {"wrong_errors", &t.wrong_errors}, {"crashes", &t.crashes},
             {"rerolled", &t.rerolled},   {"reopened", &t.reopened},
-            {"cycles", &t.cycles}, {"known_imem_race", &t.known_imem_race}};
+            {"cycles", &t.cycles}};
         if (f.count(key)) *f[key] += v;
       }
     }
@@ -148,12 +143,6 @@ void print_totals(const Totals& t, const std::string& title) {
               ", device reopened %" PRIu64 "\n",
               t.hangs, t.oow_reads + t.oow_writes, t.oow_reads, t.oow_writes, t.post_reset_failures,
               t.wrong_errors, t.crashes, t.rerolled, t.reopened);
-  if (t.known_imem_race) {
-    std::printf("known RTL issue, not counted above: %" PRIu64
-                " x SIMT instruction-memory LOAD racing a SIMT_LAUNCH start (assertion 'imem "
-                "written during a launch', docs/fuzz.md)\n",
-                t.known_imem_race);
-  }
 }
 
 // ============================================================================== a case
@@ -206,8 +195,6 @@ class Fuzzer {
     open();
   }
 
-  void set_strict(bool s) { strict_ = s; }
-
   void run_case(uint64_t n, const std::string& only) {
     // Case n's stimulus depends only on (seed, n).
     std::seed_seq ss{uint32_t(seed_), uint32_t(seed_ >> 32), uint32_t(n), uint32_t(n >> 32)};
@@ -226,16 +213,8 @@ class Fuzzer {
       const auto* we = dynamic_cast<const Error*>(&e);
       const bool timeout = we && we->code() == Errc::kTimeout;
       if (timeout) ++t_.by_code["HANG"];
-      if (!timeout && !strict_ && we && we->code() == Errc::kSimulation && imem_race(c)) {
-        ++t_.known_imem_race;
-        ++t_.by_code["KNOWN_IMEM_RACE"];
-        std::printf("KNOWN case %" PRIu64 " [%s] on %s: %s (an instruction-memory LOAD that no "
-                    "dependency orders after an earlier SIMT_LAUNCH: docs/fuzz.md, Known issues)\n",
-                    case_no_, c.category.c_str(), uri_.c_str(), e.what());
-      } else {
-        fail(c, std::string(timeout ? "hang: " : "exception: ") + e.what(),
-             timeout ? &t_.hangs : &t_.crashes);
-      }
+      fail(c, std::string(timeout ? "hang: " : "exception: ") + e.what(),
+           timeout ? &t_.hangs : &t_.crashes);
       reopen();
     }
     ++t_.cases;
@@ -245,22 +224,6 @@ class Fuzzer {
   }
 
  private:
-  // The known race (docs/fuzz.md): a LOAD into the SIMT instruction memory after a SIMT_LAUNCH
-  // with no FENCE between them and no direct dependency of the LOAD on the launch. The memory
-  // port takes the line in the cycle the launch starts, so the core fetches while it is written.
-  static bool imem_race(const Case& c) {
-    for (size_t j = 0; j < c.prog.size(); ++j) {
-      if (c.prog[j].opcode() != Opcode::kSimtLaunch) continue;
-      for (size_t i = j + 1; i < c.prog.size(); ++i) {
-        const Descriptor& d = c.prog[i];
-        if (d.opcode() == Opcode::kFence) break;
-        if (d.opcode() != Opcode::kLoad || d.operands<Transfer2d>().spad_addr < kSimtImemLine) continue;
-        if (d.dep(0) != i - j && d.dep(1) != i - j) return true;
-      }
-    }
-    return false;
-  }
-
   // ------------------------------------------------------------------------- device
   void open() {
     // The device's own randomness (back-pressure, Verilator's initial state) follows the seed.
@@ -1398,7 +1361,6 @@ class Fuzzer {
     uint64_t col;
   };
   std::optional<PendingParam> pending_param_;
-  bool strict_ = false;
 };
 
 // ============================================================================== main
@@ -1408,7 +1370,7 @@ struct Args {
   double seconds = 0;
   std::vector<std::string> uris;
   int jobs = 1;
-  bool verbose = false, strict = false;
+  bool verbose = false;
   std::string only;
   uint64_t first = 0;
 };
@@ -1428,7 +1390,6 @@ void usage() {
   std::printf(
       ")\n  --first N       start at case N (a failure at case n: --first n --cases n+1; the\n"
       "                  device state of the cases before differs, the stimulus does not)\n"
-      "  --strict        count failures of known RTL issues (docs/fuzz.md) as failures\n"
       "  --verbose       one line per case\n");
 }
 
@@ -1443,7 +1404,6 @@ Totals fuzz_one(const Args& a, const std::string& uri, uint64_t seed) {
   std::fflush(stdout);
   try {
     Fuzzer f(uri, seed, t, a.verbose);
-    f.set_strict(a.strict);
     double next_report = 60;
     for (uint64_t n = a.first;; ++n) {
       if (a.cases && n >= a.cases) break;
@@ -1487,7 +1447,6 @@ int run(int argc, char** argv) {
       else if (s == "--jobs") a.jobs = std::max(1, std::stoi(next()));
       else if (s == "--category") a.only = next();
       else if (s == "--verbose") a.verbose = true;
-      else if (s == "--strict") a.strict = true;
       else if (s == "--first") a.first = std::stoull(next());
       else if (s == "--help" || s == "-h") { usage(); return 0; }
       else { std::fprintf(stderr, "weft_fuzz: unknown option %s\n", s.c_str()); usage(); return 2; }

@@ -40,24 +40,26 @@ ROOT = Path(__file__).resolve().parent.parent
 FORMAL_DIR = ROOT / "tb" / "formal"
 SKIP = 77
 
+CHANNEL = "weft_prop_channel.sv"  # the handshake rule the bus property files instantiate
 # name: harness top, the manifest top whose sources it needs (or explicit rtl files), the
 # property files, BMC depth, induction depth (None: BMC only), timeout of each task in seconds.
 PROOFS = {
-    "csr": dict(top="weft_fv_csr", rtl_top="weft_csr", props=["weft_prop_axil_slave.sv"],
+    "csr": dict(top="weft_fv_csr", rtl_top="weft_csr", props=[CHANNEL, "weft_prop_axil_slave.sv"],
                 depth=12, induction=4, timeout=300),
-    "dma_rd": dict(top="weft_fv_dma", rtl_top="weft_dma", props=["weft_prop_axi_master.sv"],
+    "dma_rd": dict(top="weft_fv_dma", rtl_top="weft_dma", props=[CHANNEL, "weft_prop_axi_master.sv"],
                    params={"Side": 1}, solver="boolector", depth=16, induction=None, timeout=900),
-    "dma_wr": dict(top="weft_fv_dma", rtl_top="weft_dma", props=["weft_prop_axi_master.sv"],
+    "dma_wr": dict(top="weft_fv_dma", rtl_top="weft_dma", props=[CHANNEL, "weft_prop_axi_master.sv"],
                    params={"Side": 2}, solver="boolector", depth=16, induction=None, timeout=900),
     "dma_check": dict(top="weft_fv_dma_check", rtl_top="weft_dma", props=[],
                       solver="boolector", depth=18, induction=None, timeout=600),
     "pcie_tags": dict(top="weft_fv_pcie_rd", rtl_files=["rtl/common/weft_fifo.sv",
                                                          "rtl/common/weft_hs_checker.sv",
                                                          "rtl/mem/weft_ecc_pkg.sv",
+                                                         "rtl/mem/weft_ecc_word.sv",
                                                          "rtl/mem/weft_sram_1r1w.sv",
                                                          "rtl/pcie/weft_pcie_rd.sv"],
-                      props=["weft_prop_pcie_tags.sv"], solver="boolector", depth=12, induction=None,
-                      timeout=600),
+                      props=[CHANNEL, "weft_prop_pcie_tags.sv"], solver="boolector", depth=12,
+                      induction=None, timeout=600),
     "cmd_ring": dict(top="weft_fv_cmd_fetch", rtl_files=["rtl/common/weft_pkg.sv",
                                                          "rtl/common/weft_fifo.sv",
                                                          "rtl/common/weft_hs_checker.sv",

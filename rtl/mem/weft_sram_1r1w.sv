@@ -14,8 +14,8 @@
 // (weft_accumulator does).
 //
 // ECC (Ecc = 1, docs/common.md "ECC"): each word is stored with CheckW check bits of the Hsiao
-// SECDED code (weft_ecc_pkg; weft_ecc_enc on the write data, weft_ecc_dec after the read
-// register, in the same cycle). rd_data_o is the corrected word and rd_ecc_o says what the
+// SECDED code (weft_ecc_word: encoded on the write data, decoded after the read register, in
+// the same cycle). rd_data_o is the corrected word and rd_ecc_o says what the
 // decoder found in it: [0] one flipped bit corrected (data or check bit), [1] uncorrectable (two
 // or more). rd_ecc_o describes rd_data_o, so it too holds between reads: the caller counts it in
 // the cycle after a read whose data it uses. Writes are whole words (wr_be_i all ones, asserted):
@@ -65,37 +65,30 @@ module weft_sram_1r1w #(
   // The array (the ASIC seam: a macro of StoreW bits replaces it): memory write and registered
   // read, the RAM inference shape. Without ECC each byte lane has its own process (see
   // weft_sram_1rw); with ECC a word and its check bits are written whole.
-  if (Ecc) begin : g_ecc
-    logic [CheckW-1:0] wr_check;
-    logic              unused_be;
+  logic [StoreW-1:0] wr_word;
 
-    weft_ecc_enc #(.DataW(Width)) u_enc (
-      .data_i  (wr_data_i),
-      .check_o (wr_check)
-    );
+  weft_ecc_word #(.Width(Width), .Ecc(Ecc)) u_ecc (
+    .wr_data_i (wr_data_i),
+    .wr_word_o (wr_word),
+    .rd_word_i (rd_data_q),
+    .rd_data_o (rd_data_o),
+    .rd_ecc_o  (rd_ecc_o)
+  );
+
+  if (Ecc) begin : g_whole
+    logic unused_be;
 
     always_ff @(posedge clk_i) begin : p_write
-      if (wr_en_i) mem[wr_addr_i] <= {wr_check, wr_data_i};
+      if (wr_en_i) mem[wr_addr_i] <= wr_word;
     end
-
-    weft_ecc_dec #(.DataW(Width)) u_dec (
-      .data_i          (rd_data_q[Width-1:0]),
-      .check_i         (rd_data_q[StoreW-1:Width]),
-      .data_o          (rd_data_o),
-      .corrected_o     (rd_ecc_o[0]),
-      .uncorrectable_o (rd_ecc_o[1])
-    );
 
     assign unused_be = ^wr_be_i;  // whole words only (asserted below)
-  end else begin : g_plain
+  end else begin : g_lanes
     for (genvar b = 0; b < NumBytes; b++) begin : g_lane
       always_ff @(posedge clk_i) begin : p_write
-        if (wr_en_i && wr_be_i[b]) mem[wr_addr_i][8*b +: 8] <= wr_data_i[8*b +: 8];
+        if (wr_en_i && wr_be_i[b]) mem[wr_addr_i][8*b +: 8] <= wr_word[8*b +: 8];
       end
     end
-
-    assign rd_data_o = rd_data_q;
-    assign rd_ecc_o  = 2'b00;
   end
 
   always_ff @(posedge clk_i) begin : p_read

@@ -59,37 +59,30 @@ module weft_sram_1rw #(
   // lane, not a for loop inside one process: such a loop is refused by Verilator 5.006 once it is
   // not unrolled (BLKLOOPINIT, Width > 512). With ECC the word and its check bits are written
   // whole.
-  if (Ecc) begin : g_ecc
-    logic [CheckW-1:0] wr_check;
-    logic              unused_be;
+  logic [StoreW-1:0] wr_word;
 
-    weft_ecc_enc #(.DataW(Width)) u_enc (
-      .data_i  (wdata_i),
-      .check_o (wr_check)
-    );
+  weft_ecc_word #(.Width(Width), .Ecc(Ecc)) u_ecc (
+    .wr_data_i (wdata_i),
+    .wr_word_o (wr_word),
+    .rd_word_i (rdata_q),
+    .rd_data_o (rdata_o),
+    .rd_ecc_o  (rdata_ecc_o)
+  );
+
+  if (Ecc) begin : g_whole
+    logic unused_be;
 
     always_ff @(posedge clk_i) begin : p_write
-      if (req_i && we_i) mem[addr_i] <= {wr_check, wdata_i};
+      if (req_i && we_i) mem[addr_i] <= wr_word;
     end
-
-    weft_ecc_dec #(.DataW(Width)) u_dec (
-      .data_i          (rdata_q[Width-1:0]),
-      .check_i         (rdata_q[StoreW-1:Width]),
-      .data_o          (rdata_o),
-      .corrected_o     (rdata_ecc_o[0]),
-      .uncorrectable_o (rdata_ecc_o[1])
-    );
 
     assign unused_be = ^be_i;  // whole words only (asserted below)
-  end else begin : g_plain
+  end else begin : g_lanes
     for (genvar b = 0; b < NumBytes; b++) begin : g_lane
       always_ff @(posedge clk_i) begin : p_write
-        if (req_i && we_i && be_i[b]) mem[addr_i][8*b +: 8] <= wdata_i[8*b +: 8];
+        if (req_i && we_i && be_i[b]) mem[addr_i][8*b +: 8] <= wr_word[8*b +: 8];
       end
     end
-
-    assign rdata_o     = rdata_q;
-    assign rdata_ecc_o = 2'b00;
   end
 
   always_ff @(posedge clk_i) begin : p_read

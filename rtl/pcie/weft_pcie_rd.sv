@@ -16,7 +16,9 @@
 // the MRd or the last completion; UR; CA; poisoned) free the tag at once and mark its slot: its
 // beats, and the rest of its AXI burst, are answered SLVERR (DECERR for UR) with zero data.
 // A completion that does not match what is outstanding is dropped and reported on cpl_bad_o;
-// a payload whose eop is not where Length puts it leaves its request to time out.
+// so is one whose eop is not where Length puts it: its beats are written to the store as they
+// come, but a slot counts a completion's beats as received only at an eop in the right place, so
+// none of them is sent, and its request is left to time out.
 // Requests are 16-byte aligned whole beats, so every completion split at the 64-byte read
 // completion boundary covers whole beats; one that does not is malformed.
 // AR comes as one weft_axi_ax_t, R leaves as one weft_axi_r_t beside its data
@@ -207,6 +209,7 @@ module weft_pcie_rd #(
   logic             wr_en;
   logic [SAw-1:0]   wr_addr;
   logic             ev_err, ev_free, ev_hdr_ok, bad;
+  logic             p_commit;                // a CplD's payload ended where its Length says
   logic [3:0]       ev_code;
   logic [TagW-1:0]  ev_tag;
   logic             to_found;
@@ -237,6 +240,7 @@ module weft_pcie_rd #(
     wr_addr   = {p_slot_q, p_idx_q[BpsW-1:0]};
     ev_err    = 1'b0;
     ev_free   = 1'b0;
+    p_commit  = 1'b0;
     ev_hdr_ok = 1'b0;
     ev_code   = 4'd0;
     ev_tag    = c_tag;
@@ -277,7 +281,8 @@ module weft_pcie_rd #(
         if (cpl_eop_i) begin
           p_act_d = 1'b0;
           if (p_left_q == BcntW'(1)) begin
-            ev_free = p_final_q;
+            ev_free  = p_final_q;
+            p_commit = 1'b1;
           end else begin
             bad = 1'b1;             // eop not where Length puts it
           end
@@ -404,7 +409,9 @@ module weft_pcie_rd #(
       s_err_q[tail_q]   <= RespOkay;
       s_rcv_q[tail_q]   <= '0;
     end
-    if (wr_en) s_rcv_q[p_slot_q] <= s_rcv_q[p_slot_q] + 1'b1;
+    // Completions of a request come in address order: at a well-formed eop the slot has received
+    // every beat up to this one (p_idx_q, the slot index of the beat being written).
+    if (p_commit) s_rcv_q[p_slot_q] <= p_idx_q + 1'b1;
     if (ev_err) s_err_q[t_slot_q[ev_tag]] <= (ev_code == 4'd2) ? RespDecerr : RespSlverr;
   end
 

@@ -30,4 +30,12 @@
 `define WEFT_COVER(label, expr)
 `endif
 
+// WEFT_PROP_LIVE: the property modules hold their checking logic (everywhere but a synthesis
+// that is not a proof).
+`ifndef SYNTHESIS
+`define WEFT_PROP_LIVE
+`elsif FORMAL
+`define WEFT_PROP_LIVE
+`endif
+
 `endif  // WEFT_PROP_SVH

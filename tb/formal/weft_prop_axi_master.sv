@@ -104,13 +104,7 @@ module weft_prop_axi_master #(
     `WEFT_ELAB_ERROR("weft_prop_axi_master: parameter out of range")
   end
 
-`ifdef SYNTHESIS
-`ifndef FORMAL
-  `define WEFT_PROP_OFF
-`endif
-`endif
-
-`ifndef WEFT_PROP_OFF
+`ifdef WEFT_PROP_LIVE
   logic aw_hs, w_hs, b_hs, ar_hs, r_hs;
   assign aw_hs = awvalid && awready;
   assign w_hs  = wvalid && wready;
@@ -118,44 +112,19 @@ module weft_prop_axi_master #(
   assign ar_hs = arvalid && arready;
   assign r_hs  = rvalid && rready;
 
-  // ---------------------------------------------------------------- handshake history
-  logic             aw_stall_q, w_stall_q, b_stall_q, ar_stall_q, r_stall_q;
-  logic [AxW-1:0]   aw_q, ar_q;
-  logic [DataW+BB:0] w_q;
-  logic [IdW+1:0]   b_q;
-  logic [IdW+DataW+2:0] r_q;
-  logic [AxW-1:0]   aw_now, ar_now;
-  logic [DataW+BB:0] w_now;
-  logic [IdW+DataW+2:0] r_now;
-
-  assign aw_now = {awid, awaddr, awlen, awsize, awburst, awcache, awprot};
-  assign ar_now = {arid, araddr, arlen, arsize, arburst, arcache, arprot};
-  assign w_now  = {wdata, wstrb, wlast};
-  assign r_now  = {rid, rdata, rresp, rlast};
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_stall
-    if (!rst_ni) begin
-      aw_stall_q <= 1'b0;
-      w_stall_q  <= 1'b0;
-      b_stall_q  <= 1'b0;
-      ar_stall_q <= 1'b0;
-      r_stall_q  <= 1'b0;
-    end else begin
-      aw_stall_q <= awvalid && !awready;
-      w_stall_q  <= wvalid && !wready;
-      b_stall_q  <= bvalid && !bready;
-      ar_stall_q <= arvalid && !arready;
-      r_stall_q  <= rvalid && !rready;
-    end
-  end
-
-  always_ff @(posedge clk_i) begin : p_payload
-    aw_q <= aw_now;
-    w_q  <= w_now;
-    b_q  <= {bid, bresp};
-    ar_q <= ar_now;
-    r_q  <= r_now;
-  end
+  // ---------------------------------------------------------------- handshakes [A3.2.1]
+  weft_prop_channel #(.W(AxW), .Prove(1'b1)) aw_stable (
+    .clk_i, .rst_ni, .valid(awvalid), .ready(awready),
+    .payload({awid, awaddr, awlen, awsize, awburst, awcache, awprot}));
+  weft_prop_channel #(.W(DataW + BB + 1), .Prove(1'b1)) w_stable (
+    .clk_i, .rst_ni, .valid(wvalid), .ready(wready), .payload({wdata, wstrb, wlast}));
+  weft_prop_channel #(.W(AxW), .Prove(1'b1)) ar_stable (
+    .clk_i, .rst_ni, .valid(arvalid), .ready(arready),
+    .payload({arid, araddr, arlen, arsize, arburst, arcache, arprot}));
+  weft_prop_channel #(.W(IdW + 2), .Prove(1'b0)) b_stable (
+    .clk_i, .rst_ni, .valid(bvalid), .ready(bready), .payload({bid, bresp}));
+  weft_prop_channel #(.W(IdW + DataW + 3), .Prove(1'b0)) r_stable (
+    .clk_i, .rst_ni, .valid(rvalid), .ready(rready), .payload({rid, rdata, rresp, rlast}));
 
   // ---------------------------------------------------------------- write tracker
   // awq: accepted AWs whose W burst is not complete, oldest at entry 0 ({id, len} each).
@@ -362,22 +331,6 @@ module weft_prop_axi_master #(
   // ---------------------------------------------------------------- properties
   always @(`WEFT_PROP_EVENT) begin : p_props
     if (rst_ni) begin
-      // handshakes
-      if (aw_stall_q) begin
-        `WEFT_PROVE(aw_stable, (awvalid && aw_now == aw_q), "AW dropped or changed while stalled")
-      end
-      if (w_stall_q) begin
-        `WEFT_PROVE(w_stable, (wvalid && w_now == w_q), "W dropped or changed while stalled")
-      end
-      if (ar_stall_q) begin
-        `WEFT_PROVE(ar_stable, (arvalid && ar_now == ar_q), "AR dropped or changed while stalled")
-      end
-      if (b_stall_q) begin
-        `WEFT_ASSUME(b_stable, (bvalid && {bid, bresp} == b_q), "B dropped or changed while stalled")
-      end
-      if (r_stall_q) begin
-        `WEFT_ASSUME(r_stable, (rvalid && r_now == r_q), "R dropped or changed while stalled")
-      end
       // bursts
       if (awvalid) begin
         `WEFT_PROVE(aw_incr, (awburst == 2'b01), "AW burst not INCR")
@@ -433,6 +386,5 @@ module weft_prop_axi_master #(
                     arready, arid, araddr, arlen, arsize, arburst, arcache, arprot, rvalid, rready,
                     rid, rdata, rresp, rlast};
 `endif
-`undef WEFT_PROP_OFF
 
 endmodule

@@ -62,13 +62,7 @@ module weft_prop_axil_slave #(
     `WEFT_ELAB_ERROR("weft_prop_axil_slave: MaxOut must be in 1..14 and MaxWait in 0..14")
   end
 
-`ifdef SYNTHESIS
-`ifndef FORMAL
-  `define WEFT_PROP_OFF
-`endif
-`endif
-
-`ifndef WEFT_PROP_OFF
+`ifdef WEFT_PROP_LIVE
   logic aw_hs, w_hs, b_hs, ar_hs, r_hs;
   assign aw_hs = awvalid && awready;
   assign w_hs  = wvalid && wready;
@@ -77,11 +71,6 @@ module weft_prop_axil_slave #(
   assign r_hs  = rvalid && rready;
 
   // ---------------------------------------------------------------- history
-  logic             aw_stall_q, w_stall_q, b_stall_q, ar_stall_q, r_stall_q;
-  logic [AddrW+2:0] aw_q, ar_q;
-  logic [35:0]      w_q;
-  logic [1:0]       b_q;
-  logic [33:0]      r_q;
   logic [CntW-1:0]  aw_pend_q, w_pend_q, ar_pend_q, b_wait_q, r_wait_q;
   logic             b_waiting, r_waiting;
 
@@ -90,22 +79,12 @@ module weft_prop_axil_slave #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_hist
     if (!rst_ni) begin
-      aw_stall_q <= 1'b0;
-      w_stall_q  <= 1'b0;
-      b_stall_q  <= 1'b0;
-      ar_stall_q <= 1'b0;
-      r_stall_q  <= 1'b0;
       aw_pend_q  <= '0;
       w_pend_q   <= '0;
       ar_pend_q  <= '0;
       b_wait_q   <= '0;
       r_wait_q   <= '0;
     end else begin
-      aw_stall_q <= awvalid && !awready;
-      w_stall_q  <= wvalid && !wready;
-      b_stall_q  <= bvalid && !bready;
-      ar_stall_q <= arvalid && !arready;
-      r_stall_q  <= rvalid && !rready;
       aw_pend_q  <= aw_pend_q + CntW'(aw_hs) - CntW'(b_hs);
       w_pend_q   <= w_pend_q + CntW'(w_hs) - CntW'(b_hs);
       ar_pend_q  <= ar_pend_q + CntW'(ar_hs) - CntW'(r_hs);
@@ -114,13 +93,17 @@ module weft_prop_axil_slave #(
     end
   end
 
-  always_ff @(posedge clk_i) begin : p_payload
-    aw_q <= {awaddr, awprot};
-    w_q  <= {wdata, wstrb};
-    b_q  <= bresp;
-    ar_q <= {araddr, arprot};
-    r_q  <= {rdata, rresp};
-  end
+  // Handshakes [A3.2.1]: the master's channels assumed, the slave's proven.
+  weft_prop_channel #(.W(AddrW + 3), .Prove(1'b0)) aw_stable (
+    .clk_i, .rst_ni, .valid(awvalid), .ready(awready), .payload({awaddr, awprot}));
+  weft_prop_channel #(.W(36), .Prove(1'b0)) w_stable (
+    .clk_i, .rst_ni, .valid(wvalid), .ready(wready), .payload({wdata, wstrb}));
+  weft_prop_channel #(.W(AddrW + 3), .Prove(1'b0)) ar_stable (
+    .clk_i, .rst_ni, .valid(arvalid), .ready(arready), .payload({araddr, arprot}));
+  weft_prop_channel #(.W(2), .Prove(1'b1)) b_stable (
+    .clk_i, .rst_ni, .valid(bvalid), .ready(bready), .payload(bresp));
+  weft_prop_channel #(.W(34), .Prove(1'b1)) r_stable (
+    .clk_i, .rst_ni, .valid(rvalid), .ready(rready), .payload({rdata, rresp}));
 
   assign aw_pend_o = aw_pend_q;
   assign w_pend_o  = w_pend_q;
@@ -129,23 +112,7 @@ module weft_prop_axil_slave #(
   // ---------------------------------------------------------------- properties
   always @(`WEFT_PROP_EVENT) begin : p_props
     if (rst_ni) begin
-      // master
-      if (aw_stall_q) begin
-        `WEFT_ASSUME(aw_stable, (awvalid && {awaddr, awprot} == aw_q), "AW dropped or changed while stalled")
-      end
-      if (w_stall_q) begin
-        `WEFT_ASSUME(w_stable, (wvalid && {wdata, wstrb} == w_q), "W dropped or changed while stalled")
-      end
-      if (ar_stall_q) begin
-        `WEFT_ASSUME(ar_stable, (arvalid && {araddr, arprot} == ar_q), "AR dropped or changed while stalled")
-      end
       // slave
-      if (b_stall_q) begin
-        `WEFT_PROVE(b_stable, (bvalid && bresp == b_q), "B dropped or changed while stalled")
-      end
-      if (r_stall_q) begin
-        `WEFT_PROVE(r_stable, (rvalid && {rdata, rresp} == r_q), "R dropped or changed while stalled")
-      end
       if (bvalid) begin
         `WEFT_PROVE(b_no_request, (aw_pend_q != '0 && w_pend_q != '0), "B without an accepted AW and W")
         `WEFT_PROVE(b_resp, (bresp != 2'b01), "BRESP EXOKAY")
@@ -185,6 +152,5 @@ module weft_prop_axil_slave #(
                     bvalid, bready, bresp, arvalid, arready, araddr, arprot, rvalid, rready, rdata,
                     rresp};
 `endif
-`undef WEFT_PROP_OFF
 
 endmodule

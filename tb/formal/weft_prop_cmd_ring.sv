@@ -65,13 +65,7 @@ module weft_prop_cmd_ring #(
     `WEFT_ELAB_ERROR("weft_prop_cmd_ring: parameter out of range")
   end
 
-`ifdef SYNTHESIS
-`ifndef FORMAL
-  `define WEFT_PROP_OFF
-`endif
-`endif
-
-`ifndef WEFT_PROP_OFF
+`ifdef WEFT_PROP_LIVE
   logic [63:0] r_addr;
   logic [31:0] r_row_bytes, r_rows, r_stride, n;
   assign {r_addr, r_row_bytes, r_rows, r_stride} = req;
@@ -214,6 +208,5 @@ module weft_prop_cmd_ring #(
                     req_valid, req_ready, req, rd_valid, rd_last, done_valid, done_err, out_valid,
                     out_ready};
 `endif
-`undef WEFT_PROP_OFF
 
 endmodule

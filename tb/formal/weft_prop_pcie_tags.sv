@@ -51,13 +51,7 @@ module weft_prop_pcie_tags #(
     `WEFT_ELAB_ERROR("weft_prop_pcie_tags: NumTags must be a power of two in 2..256")
   end
 
-`ifdef SYNTHESIS
-`ifndef FORMAL
-  `define WEFT_PROP_OFF
-`endif
-`endif
-
-`ifndef WEFT_PROP_OFF
+`ifdef WEFT_PROP_LIVE
   localparam int ByteW = 13;
 
   // ---------------------------------------------------------------- the MRd being sent
@@ -189,15 +183,8 @@ module weft_prop_pcie_tags #(
     end
   end
 
-  logic         stall_q;
-  logic [127:0] tx_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_stall
-    if (!rst_ni) stall_q <= 1'b0;
-    else         stall_q <= tx_valid && !tx_ready;
-  end
-  always_ff @(posedge clk_i) begin : p_tx
-    tx_q <= tx_data;
-  end
+  weft_prop_channel #(.W(128), .Prove(1'b1)) mrd_stable (
+    .clk_i, .rst_ni, .valid(tx_valid), .ready(tx_ready), .payload(tx_data));
 
   logic [CntW-1:0] n_free;
   logic            late_ok;
@@ -215,9 +202,6 @@ module weft_prop_pcie_tags #(
     if (rst_ni) begin
       if (mrd) begin
         `WEFT_PROVE(tag_unused, (m_tag < 8'(NumTags) && !fl_q[m_tag[TagW-1:0]]), "MRd with a tag in flight")
-      end
-      if (stall_q) begin
-        `WEFT_PROVE(mrd_stable, (tx_valid && tx_data == tx_q), "MRd dropped or changed while stalled")
       end
       `WEFT_PROVE(free_count, (tags_free == n_free), "tags_free_o differs from the tags not in flight")
       if (err_valid) begin
@@ -251,6 +235,5 @@ module weft_prop_pcie_tags #(
   assign unused = ^{clk_i, rst_ni, tx_valid, tx_ready, tx_data, cpl_valid, cpl_sop, cpl_eop,
                     cpl_data, cpl_timeout, tags_free, err_valid, err_code, err_tag};
 `endif
-`undef WEFT_PROP_OFF
 
 endmodule

@@ -102,7 +102,7 @@ SimtImage SimtImage::from_file(const std::string& path) {
   try {
     return from_elf(bytes);
   } catch (const Error& e) {
-    throw Error(Errc::kBadArgument, path + ": " + e.what());
+    throw Error(e.code(), path + ": " + std::string(e.detail()));
   }
 }
 

@@ -1785,7 +1785,7 @@ void Model::Impl::run_step(const Step& s, Values& v, LayerReport& r) {
   try {
     out = model::run_host_op(*s.node, in, g.opset);
   } catch (const Error& e) {
-    throw Error(e.code(), g.path + ": " + e.what());
+    throw Error(e.code(), g.path + ": " + std::string(e.detail()));
   }
   r.shape = in.empty() || !in[0] ? "" : dims_string(in[0]->dims);
   r.shape += " -> " + dims_string(out.at(0).dims);

@@ -109,6 +109,10 @@ std::string try_model(weft::Device& dev, const fs::path& path, std::mt19937_64& 
     return "ok";
   } catch (const weft::Error& e) {
     if (message) *message = e.what();
+    // The code leads the message once: a wrapping layer adds context, not a second "CODE: ".
+    const std::string what = e.what(), code = std::string(e.name()) + ": ";
+    EXPECT_EQ(what.rfind(code, 0), 0u) << what;
+    EXPECT_EQ(what.find(code, code.size()), std::string::npos) << path << ": " << what;
     dev.queue().reset();  // a device error may have stopped the queue
     return std::string(e.name());
   } catch (const std::exception& e) {

@@ -79,6 +79,12 @@ class WEFT_API Error : public std::runtime_error {
 
   Errc code() const { return code_; }
   std::string_view name() const { return errc_name(code_); }
+  // The message without its leading "NAME: ", to wrap in another Error with more context.
+  std::string_view detail() const {
+    const std::string_view w(what());
+    const size_t prefix = name().size() + 2;
+    return w.size() >= prefix ? w.substr(prefix) : w;
+  }
   bool is_device_error() const { return is_device_code(code_) && code_ != Errc::kNone; }
   // For device errors: the queue index of the failing descriptor and the host address involved
   // (ERR_INDEX, ERR_ADDR); 0 otherwise.

@@ -28,6 +28,10 @@ module weft_prop_pcie_tags #(
   parameter int          NumTags = 32,
   parameter logic [15:0] EpId    = 16'h0100,
   parameter int          AgeW    = 32,    // width of the shadow ages (saturating; > log2 of the timeout)
+  // 1: a completion that breaks a root-complex rule (the malformed-completion tests send them on
+  // purpose) is no error in simulation; it ends the checking until reset, since the shadow pool
+  // follows only well-formed completions. 0 (proofs): the rules are assumptions / $errors.
+  parameter bit          EnvBreakable = 1'b0,
   localparam int         TagW    = $clog2(NumTags),
   localparam int         CntW    = $clog2(NumTags + 1)
 ) (
@@ -197,9 +201,27 @@ module weft_prop_pcie_tags #(
     end
   end
 
+  // ---------------------------------------------------------------- the root complex's rules
+  logic cpl_framing_ok, cpl_payload_ok, cpl_wellformed_ok, env_ok, env_broken_q, check;
+  assign cpl_framing_ok    = !cpl_valid || (cpl_sop == !pl_q);
+  assign cpl_payload_ok    = !(cpl_valid && pl_q && pg_q) || (cpl_eop == (pleft_q == 1));
+  assign cpl_wellformed_ok = !(c_hdr && c_ours) ||
+                             (cpl_data[28:24] == 5'b01010 && !cpl_data[14] &&
+                              ((c_err && !c_data && cpl_eop) ||
+                               (c_sc && c_data && !cpl_eop && c_bc == c_rem && c_la == c_la_exp &&
+                                c_bytes[3:0] == 4'd0 && c_bytes <= c_rem)));
+  assign env_ok = cpl_framing_ok && cpl_payload_ok && cpl_wellformed_ok;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_env
+    if (!rst_ni)      env_broken_q <= 1'b0;
+    else if (!env_ok) env_broken_q <= 1'b1;
+  end
+  // The design's obligations hold while its environment keeps the rules.
+  assign check = !EnvBreakable || (env_ok && !env_broken_q);
+
   // ---------------------------------------------------------------- properties
   always @(`WEFT_PROP_EVENT) begin : p_props
-    if (rst_ni) begin
+    if (rst_ni && check) begin
       if (mrd) begin
         `WEFT_PROVE(tag_unused, (m_tag < 8'(NumTags) && !fl_q[m_tag[TagW-1:0]]), "MRd with a tag in flight")
       end
@@ -211,20 +233,12 @@ module weft_prop_pcie_tags #(
         end
       end
       `WEFT_PROVE(timeout_bounded, late_ok, "a timed-out tag not released within NumTags quiet cycles")
-      // the root complex
-      if (cpl_valid) begin
-        `WEFT_ASSUME(cpl_framing, (cpl_sop == !pl_q), "completion beat: sop outside a TLP only")
-      end
-      if (cpl_valid && pl_q && pg_q) begin
-        `WEFT_ASSUME(cpl_payload, (cpl_eop == (pleft_q == 1)), "CplD payload beats differ from its Length")
-      end
-      if (c_hdr && c_ours) begin
-        `WEFT_ASSUME(cpl_wellformed, (cpl_data[28:24] == 5'b01010 && !cpl_data[14] &&
-                     ((c_err && !c_data && cpl_eop) ||
-                      (c_sc && c_data && !cpl_eop && c_bc == c_rem && c_la == c_la_exp &&
-                       c_bytes[3:0] == 4'd0 && c_bytes <= c_rem))),
-                     "completion for a tag in flight is not a UR/CA Cpl or a well-formed CplD")
-      end
+    end
+    if (rst_ni && !EnvBreakable) begin
+      `WEFT_ASSUME(cpl_framing, cpl_framing_ok, "completion beat: sop outside a TLP only")
+      `WEFT_ASSUME(cpl_payload, cpl_payload_ok, "CplD payload beats differ from its Length")
+      `WEFT_ASSUME(cpl_wellformed, cpl_wellformed_ok,
+                   "completion for a tag in flight is not a UR/CA Cpl or a well-formed CplD")
     end
   end
   logic unused_bits;  // the completion's payload and the header fields the pool does not need

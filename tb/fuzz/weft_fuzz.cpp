@@ -106,13 +106,16 @@ struct Totals {
       } else {
         uint64_t v;
         in >> v;
-        std::map<std::string, uint64_t*> f = {
-            {"cases", &t.cases},         {"hangs", &t.hangs},
-            {"oow_reads", &t.oow_reads}, {"oow_writes", &t.oow_writes},
-            {"post_reset_failures", &t.post_reset_failures},
-            {"wrong_errors", &t.wrong_errors}, {"crashes", &t.crashes},
-            {"rerolled", &t.rerolled},   {"reopened", &t.reopened},
-            {"cycles", &t.cycles}};
+        std::map<std::string, uint64_t*> f = {{"cases", &t.cases},
+                                              {"hangs", &t.hangs},
+                                              {"oow_reads", &t.oow_reads},
+                                              {"oow_writes", &t.oow_writes},
+                                              {"post_reset_failures", &t.post_reset_failures},
+                                              {"wrong_errors", &t.wrong_errors},
+                                              {"crashes", &t.crashes},
+                                              {"rerolled", &t.rerolled},
+                                              {"reopened", &t.reopened},
+                                              {"cycles", &t.cycles}};
         if (f.count(key)) *f[key] += v;
       }
     }

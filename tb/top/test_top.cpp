@@ -775,7 +775,8 @@ TEST_F(WEFT_SUITE, GemmsAndCopiesUnderBusStress) {
     // Copy i reuses copy i - kSpadBanks's scratchpad lines: its LOAD waits for that copy's
     // STORE_SPAD (2 * kSpadBanks - 1 descriptors back), or it may overwrite lines not yet stored.
     Descriptor load = Descriptor::load(c.load);
-    if (i >= static_cast<int>(kSpadBanks)) load.with_dep(0, static_cast<uint8_t>(2 * kSpadBanks - 1));
+    if (i >= static_cast<int>(kSpadBanks))
+      load.with_dep(0, static_cast<uint8_t>(2 * kSpadBanks - 1));
     env->put(load);
     env->put(Descriptor::store_spad(c.store).with_dep(0, 1));
     copies.push_back(std::move(c));

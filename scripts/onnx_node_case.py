@@ -8,12 +8,25 @@ are, as raw_data (little-endian) or int32_data (one code per element); other typ
 numpy_helper."""
 
 import os
+import sys
 
-import ml_dtypes
-import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
+# The build runs the generators that import this module: a missing package or an onnx without
+# the float8 / bfloat16 reference (before 1.15) is said once here, naming the generator.
+_SCRIPT = os.path.basename(sys.argv[0]) or "onnx_node_case.py"
+try:
+    import ml_dtypes
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    from onnx.reference import ReferenceEvaluator
+except ImportError as _e:
+    sys.stderr.write(f"{_SCRIPT}: missing Python package ({_e}); run `make setup` "
+                     "(scripts/setup.sh installs numpy, ml_dtypes and onnx)\n")
+    sys.exit(1)
+if tuple(int(p) for p in onnx.__version__.split(".")[:2]) < (1, 15):
+    sys.stderr.write(f"{_SCRIPT}: onnx {onnx.__version__} has no float8 / bfloat16 reference; "
+                     "run `make setup`\n")
+    sys.exit(1)
 
 # Code types: ONNX element type -> (ml_dtypes type the reference evaluator takes, code dtype).
 CODE_TYPES = {

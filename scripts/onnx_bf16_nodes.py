@@ -41,11 +41,10 @@ float32 fma chain, adds the tiles in float32, and adds the bias before its singl
 Deterministic: fixed lists and a fixed-seed generator.
 """
 
-import argparse
 import os
-import shutil
 
-from onnx_node_case import NodeCase  # first: it checks the packages below are there
+# First: onnx_node_case checks that the packages below are there.
+from onnx_node_case import NodeCase, out_dir_arg, staged_dir, write_index
 
 import ml_dtypes
 import numpy as np
@@ -291,37 +290,25 @@ def op_tests(rng):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out-dir", required=True)
-    args = ap.parse_args()
+    out_dir = out_dir_arg(__doc__)
     np.seterr(over="ignore", invalid="ignore")  # Cast of NaN / overflow on purpose
     rng = np.random.default_rng(16)
     tests, ops = node_tests(rng), op_tests(rng)
-    tmp = args.out_dir + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(os.path.join(tmp, "ops"))
-    elements = 0
-    for t in tests:
-        elements += sum(np.asarray(y).size for y in t.write(tmp))
-    op_elements = 0
-    for t in ops:
-        op_elements += sum(np.asarray(y).size for y in t.write(os.path.join(tmp, "ops")))
-    with open(os.path.join(tmp, "index.txt"), "w") as f:
-        f.write("# <test> <what>: bfloat16 node tests, expected outputs from onnx's "
-                f"ReferenceEvaluator (onnx {onnx.__version__}, ml_dtypes "
-                f"{ml_dtypes.__version__})\n")
-        for t in tests:
-            f.write(f"{t.name} {t.what}\n")
-    with open(os.path.join(tmp, "ops", "index.txt"), "w") as f:
-        f.write("# <model> <expect> <what>: bfloat16 MatMul / Gemm / Conv models, expected "
-                "outputs from onnx's ReferenceEvaluator\n")
-        for t in ops:
-            f.write(f"{t.name} {t.expect} {t.what}\n")
-    shutil.rmtree(args.out_dir, ignore_errors=True)
-    os.rename(tmp, args.out_dir)
+    with staged_dir(out_dir, "ops") as tmp:
+        elements = sum(np.asarray(y).size for t in tests for y in t.write(tmp))
+        op_elements = sum(np.asarray(y).size for t in ops
+                          for y in t.write(os.path.join(tmp, "ops")))
+        write_index(os.path.join(tmp, "index.txt"),
+                    "<test> <what>: bfloat16 node tests, expected outputs from onnx's "
+                    f"ReferenceEvaluator (onnx {onnx.__version__}, ml_dtypes "
+                    f"{ml_dtypes.__version__})", [f"{t.name} {t.what}" for t in tests])
+        write_index(os.path.join(tmp, "ops", "index.txt"),
+                    "<model> <expect> <what>: bfloat16 MatMul / Gemm / Conv models, expected "
+                    "outputs from onnx's ReferenceEvaluator",
+                    [f"{t.name} {t.expect} {t.what}" for t in ops])
     print(f"onnx_bf16_nodes.py: {len(tests)} node tests ({elements} output elements), "
           f"{len(ops)} MatMul / Gemm / Conv models ({op_elements} output elements) -> "
-          f"{args.out_dir}")
+          f"{out_dir}")
 
 
 if __name__ == "__main__":

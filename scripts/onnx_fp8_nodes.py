@@ -28,11 +28,10 @@ from the reference: onnxruntime is not the definition, the printout is for docs/
 Deterministic: the inputs come from fixed lists and a fixed-seed generator.
 """
 
-import argparse
 import os
-import shutil
 
-from onnx_node_case import NodeCase, tensor  # first: it checks the packages below are there
+# First: onnx_node_case checks that the packages below are there.
+from onnx_node_case import NodeCase, out_dir_arg, staged_dir, tensor, write_index
 
 import ml_dtypes
 import numpy as np
@@ -376,38 +375,27 @@ def group_tests(rng):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out-dir", required=True)
-    args = ap.parse_args()
+    out_dir = out_dir_arg(__doc__)
     np.seterr(over="ignore")  # the reference overflows to Inf on purpose (past the float8 max)
     rng = np.random.default_rng(19)
     tests = quantize_tests(rng) + dequantize_tests() + chain_tests(rng)
     groups = group_tests(rng)
-    tmp = args.out_dir + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(os.path.join(tmp, "groups"))
-    notes, elements = [], 0
-    for t in tests:
-        elements += t.write(tmp, notes)
-    for t in groups:
-        t.write(os.path.join(tmp, "groups"), notes)
-    with open(os.path.join(tmp, "groups", "index.txt"), "w") as f:
-        f.write("# <group> <what>: FP8 QDQ groups, expected outputs from onnx's "
-                "ReferenceEvaluator\n")
+    notes = []
+    with staged_dir(out_dir, "groups") as tmp:
+        elements = sum(t.write(tmp, notes) for t in tests)
         for t in groups:
-            f.write(f"{t.name} {t.what}\n")
-    with open(os.path.join(tmp, "index.txt"), "w") as f:
-        f.write("# <test> <what>: float8 node tests, expected outputs from onnx's "
-                "ReferenceEvaluator "
-                f"(onnx {onnx.__version__}, ml_dtypes {ml_dtypes.__version__})\n")
-        for t in tests:
-            f.write(f"{t.name} {t.what}\n")
-    with open(os.path.join(tmp, "onnxruntime.txt"), "w") as f:
-        f.write("".join(n + "\n" for n in notes))
-    shutil.rmtree(args.out_dir, ignore_errors=True)
-    os.rename(tmp, args.out_dir)
+            t.write(os.path.join(tmp, "groups"), notes)
+        write_index(os.path.join(tmp, "groups", "index.txt"),
+                    "<group> <what>: FP8 QDQ groups, expected outputs from onnx's "
+                    "ReferenceEvaluator", [f"{t.name} {t.what}" for t in groups])
+        write_index(os.path.join(tmp, "index.txt"),
+                    "<test> <what>: float8 node tests, expected outputs from onnx's "
+                    f"ReferenceEvaluator (onnx {onnx.__version__}, ml_dtypes "
+                    f"{ml_dtypes.__version__})", [f"{t.name} {t.what}" for t in tests])
+        with open(os.path.join(tmp, "onnxruntime.txt"), "w") as f:
+            f.write("".join(n + "\n" for n in notes))
     print(f"onnx_fp8_nodes.py: {len(tests)} node tests ({elements} output elements), "
-          f"{len(groups)} QDQ groups -> {args.out_dir}")
+          f"{len(groups)} QDQ groups -> {out_dir}")
     for n in notes:
         print("  onnxruntime:", n)
 

@@ -7,7 +7,10 @@ Element types held as codes (float8 one byte, bfloat16 two) are written by hand 
 are, as raw_data (little-endian) or int32_data (one code per element); other types go through
 numpy_helper."""
 
+import argparse
+import contextlib
 import os
+import shutil
 import sys
 
 # The build runs the generators that import this module: a missing package or an onnx without
@@ -129,3 +132,30 @@ class NodeCase:
             with open(os.path.join(d, "test_data_set_0", f"output_{i}.pb"), "wb") as f:
                 f.write(tensor(n, to_codes(y, e), e).SerializeToString())
         return m, feeds, outs
+
+
+# ------------------------------------------------------------------ the generators' output
+def out_dir_arg(doc):
+    """The generator's --out-dir (its usage line is the first line of `doc`)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--out-dir", required=True)
+    return ap.parse_args().out_dir
+
+
+@contextlib.contextmanager
+def staged_dir(out_dir, subdir):
+    """A fresh `out_dir`.tmp (with `subdir`) to write into; it replaces `out_dir` when the block
+    ends without an error, so a failed run never leaves half a test set behind."""
+    tmp = out_dir + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(os.path.join(tmp, subdir))
+    yield tmp
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.rename(tmp, out_dir)
+
+
+def write_index(path, header, lines):
+    """An index.txt: a '# ' header line, then one line per test."""
+    with open(path, "w") as f:
+        f.write(f"# {header}\n")
+        f.write("".join(line + "\n" for line in lines))

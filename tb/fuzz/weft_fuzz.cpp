@@ -237,6 +237,7 @@ class Fuzzer {
     if (uri_.find("membase=") == std::string::npos) uri += "&membase=0x800000000&mem=16777216";
     dev_ = std::make_unique<Device>(Device::open(uri));
     shape_ = Shape::of(dev_->caps());
+    mem_ecc_ = dev_->caps().mem_ecc;
     ring_addr_ = dev_->read_reg(regs::kRingBaseLo) | uint64_t{dev_->read_reg(regs::kRingBaseHi)} << 32;
     cpl_addr_ = dev_->read_reg(regs::kCplAddrLo) | uint64_t{dev_->read_reg(regs::kCplAddrHi)} << 32;
     ring_log2_ = dev_->read_reg(regs::kRingSize) & 31;
@@ -1109,6 +1110,16 @@ class Fuzzer {
            &t_.wrong_errors);
       return;
     }
+    // With ECC, a word never written since the device opened reads as an uncorrectable error
+    // (docs/common.md "ECC"), and random programs read such words: ECC_SPAD / ECC_ACC is then a
+    // plausible outcome, named with the oldest descriptor not completed -- so at or before the
+    // first decode error and any transfer that must fail.
+    if (mem_ecc_ && (e.code == ErrorCode::kEccSpad || e.code == ErrorCode::kEccAcc)) {
+      if ((first_bad && pos > *first_bad) || (must_fail && pos > *must_fail)) {
+        fail(c, "ECC error " + got + " after the batch's first failing descriptor", &t_.wrong_errors);
+      }
+      return;
+    }
     // PARAM is a decode error (element formats) or an execution error (a TFLite shift).
     const bool decode_param = e.code == ErrorCode::kParam && first_bad && pos == *first_bad &&
                               expect.code == ErrorCode::kParam;
@@ -1353,6 +1364,7 @@ class Fuzzer {
   bool verbose_;
   std::unique_ptr<Device> dev_;
   Shape shape_;
+  bool mem_ecc_ = false;  // CAP4.ecc: a word never written reads as an uncorrectable error
   uint64_t ring_addr_ = 0, cpl_addr_ = 0;
   uint32_t ring_log2_ = 8, ring_entries_ = 256;
   std::mt19937_64 rng_;

@@ -10,11 +10,12 @@
 // Tags and slots are separate: a tag (the PCIe tag, NumTags of them, picked round robin from the
 // free ones so a tag freed by an error is reused as late as possible) is busy from its MRd until
 // its last completion or its error; a slot (the same number, allocated in MRd order) holds the
-// request's data until R has sent it. A beat goes out once it has arrived (completions of one
-// request come in address order, so a per-slot count of received beats says which have) or its
-// request has failed. Errors (completion timeout: no completion for LINK_CPL_TIMEOUT cycles since
-// the MRd or the last completion; UR; CA; poisoned) free the tag at once and mark its slot: its
-// beats, and the rest of its AXI burst, are answered SLVERR (DECERR for UR) with zero data.
+// request's data until R has sent it. A beat goes out once the completion that brought it has
+// ended where its Length says (completions of one request come in address order, so a per-slot
+// count of received beats says which have) or its request has failed. Errors (completion
+// timeout: no completion for LINK_CPL_TIMEOUT cycles since the MRd or the last completion; UR;
+// CA; poisoned) free the tag at once and mark its slot: its beats, and the rest of its AXI
+// burst, are answered SLVERR (DECERR for UR) with zero data.
 // A completion that does not match what is outstanding is dropped and reported on cpl_bad_o;
 // so is one whose eop is not where Length puts it: its beats are written to the store as they
 // come, but a slot counts a completion's beats as received only at an eop in the right place, so

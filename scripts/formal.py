@@ -92,7 +92,7 @@ def sources(p: dict) -> list[Path]:
     files = [FORMAL_DIR / stubs[f] if f in stubs else ROOT / f for f in rtl]
     files += [ROOT / f for f in manifest("headers") if not f.startswith("tb/formal/")]
     files += sorted(FORMAL_DIR.glob("*.svh")) + [FORMAL_DIR / f for f in p["props"]]
-    files += [FORMAL_DIR / (p["top"] + ".sv")]
+    files += [FORMAL_DIR / "weft_fv_reset.sv", FORMAL_DIR / (p["top"] + ".sv")]
     return files
 
 

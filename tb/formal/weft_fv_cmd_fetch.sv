@@ -57,12 +57,8 @@ module weft_fv_cmd_fetch #(
   assign unused = ^{empty, rd_ready, out_data, err_valid, err};
 
   // Reset in the first cycle, then never again.
-  logic init_q = 1'b1;
-  always @(posedge clk_i) init_q <= 1'b0;
-  always @(*) begin
-    if (init_q) assume (!rst_ni);
-    else        assume (rst_ni);
-  end
+  logic first;
+  weft_fv_reset u_reset (.clk_i, .rst_ni, .first_o (first));
 
   // Reachability: a request that ends exactly at the ring's end, and the ring index wrapping.
   always @(posedge clk_i) begin

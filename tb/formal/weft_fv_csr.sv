@@ -85,16 +85,12 @@ module weft_fv_csr (
   assign unused = ^reg2hw;
 
   // Reset in the first cycle, then never again.
-  logic init_q = 1'b1;
-  always @(posedge clk_i) init_q <= 1'b0;
-  always @(*) begin
-    if (init_q) assume (!rst_ni);
-    else        assume (rst_ni);
-  end
+  logic first;
+  weft_fv_reset u_reset (.clk_i, .rst_ni, .first_o (first));
 
   // Induction helpers (proven like any property).
   always @(posedge clk_i) begin
-    if (rst_ni && !init_q) begin
+    if (rst_ni && !first) begin
       inv_aw: assert (aw_pend == 4'(!awready) + 4'(bvalid));
       inv_w:  assert (w_pend == 4'(!wready) + 4'(bvalid));
       inv_ar: assert (ar_pend == 4'(!arready) + 4'(rvalid));

@@ -137,18 +137,14 @@ module weft_fv_dma #(
                     wr_done_addr, st_rd_beat, st_wr_beat, st_wr_bytes, st_rd_stall, st_wr_stall};
 
   // Reset in the first cycle, then never again.
-  logic init_q = 1'b1;
-  always @(posedge clk_i) init_q <= 1'b0;
-  always @(*) begin
-    if (init_q) assume (!rst_ni);
-    else        assume (rst_ni);
-  end
+  logic first;
+  weft_fv_reset u_reset (.clk_i, .rst_ni, .first_o (first));
 
   // The windows change only while the DMA is idle.
   logic [NumWin*130-1:0] win_q;
   always @(posedge clk_i) win_q <= {win_base_i, win_limit_i, win_read_i, win_write_i};
   always @(*) begin
-    if (!init_q && busy) assume ({win_base_i, win_limit_i, win_read_i, win_write_i} == win_q);
+    if (!first && busy) assume ({win_base_i, win_limit_i, win_read_i, win_write_i} == win_q);
   end
 
   // Reachability: a whole write burst of MaxBurst beats and its response; a whole read burst

@@ -54,12 +54,8 @@ module weft_fv_dma_check #(
   );
 
   // Reset in the first cycle, then never again.
-  logic init_q = 1'b1;
-  always @(posedge clk_i) init_q <= 1'b0;
-  always @(*) begin
-    if (init_q) assume (!rst_ni);
-    else        assume (rst_ni);
-  end
+  logic first;
+  weft_fv_reset u_reset (.clk_i, .rst_ni, .first_o (first));
 
   // Clients: a request is held, unchanged, until its verdict; windows stable while one waits.
   logic [1:0]           wait_q;
@@ -85,7 +81,7 @@ module weft_fv_dma_check #(
     perm_q <= {win_read_i, win_write_i};
   end
   always @(*) begin
-    if (!init_q) begin
+    if (!first) begin
       for (int i = 0; i < 2; i++) begin
         if (wait_q[i]) assume (req_valid_i[i] && req_f[i*ReqFW +: ReqFW] == req_q[i*ReqFW +: ReqFW]);
       end
@@ -109,7 +105,7 @@ module weft_fv_dma_check #(
     end
   end
   always @(posedge clk_i) begin
-    if (rst_ni && !init_q) begin
+    if (rst_ni && !first) begin
       chk_exact:   assert (exact_ok);
       chk_latency: assert (latency_ok);
     end

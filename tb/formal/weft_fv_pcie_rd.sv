@@ -90,18 +90,14 @@ module weft_fv_pcie_rd #(
   assign unused = ^{ar_ready, r_valid, r, r_data, err_addr, cpl_bad};
 
   // Reset in the first cycle, then never again.
-  logic init_q = 1'b1;
-  always @(posedge clk_i) init_q <= 1'b0;
-  always @(*) begin
-    if (init_q) assume (!rst_ni);
-    else        assume (rst_ni);
-  end
+  logic first;
+  weft_fv_reset u_reset (.clk_i, .rst_ni, .first_o (first));
 
   // The timeout register does not change.
   logic [2:0] to_q;
   always @(posedge clk_i) to_q <= cpl_timeout_f;
   always @(*) begin
-    if (!init_q) assume (cpl_timeout_f == to_q);
+    if (!first) assume (cpl_timeout_f == to_q);
   end
 
   // Reachability: every tag in flight at once; a tag released by a timeout; a request completed
